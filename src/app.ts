@@ -1,0 +1,49 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { createRouter } from "./lib/create-router";
+import { ApiError, handleError } from "./lib/errors";
+import { readConfig } from "./lib/config";
+import { methodNotAllowed } from "./lib/method-not-allowed";
+import type { AppEnv } from "./lib/types";
+import { authenticate } from "./middleware/authenticate";
+import { bodyLimit } from "./middleware/body-limit";
+import { database } from "./middleware/database";
+import { mediaType } from "./middleware/media-type";
+import { requestId } from "./middleware/request-id";
+import { accountsRouter } from "./routes/accounts/accounts.index";
+import { groupsRouter } from "./routes/groups/groups.index";
+import { createMetaRouter } from "./routes/meta/meta.index";
+import { quotasRouter } from "./routes/quotas/quotas.index";
+import { usersRouter } from "./routes/users/users.index";
+
+/**
+ * The request pipeline, in order: request id; errors (onError, for everything below); media
+ * types; body limit; the database handle; the public routes (health, OpenAPI document, docs);
+ * authentication; then the resource sub-apps, whose routes each check their preview mark and
+ * access rule, then validate, then run the handler.
+ */
+export function createApp(contextPath = "") {
+  const app = new OpenAPIHono<AppEnv>();
+  app.onError(handleError);
+  app.use("*", requestId);
+  app.use("*", async (c, next) => {
+    c.set("config", readConfig(c.env));
+    await next();
+  });
+  app.use(`${contextPath}/api/*`, mediaType);
+  app.use("*", bodyLimit);
+  app.use("*", database);
+
+  const api = createRouter();
+  api.route("/", createMetaRouter(() => app));
+  api.use("/api/*", authenticate);
+  api.route("/api/accounts", accountsRouter);
+  api.route("/api/users", usersRouter);
+  api.route("/api/groups", groupsRouter);
+  api.route("/api/quota", quotasRouter);
+
+  app.route(contextPath || "/", api);
+  app.notFound((c) => {
+    throw methodNotAllowed(app, c.req.method, new URL(c.req.url).pathname) ?? new ApiError("ROUTE_NOT_FOUND", "No endpoint has this path");
+  });
+  return app;
+}

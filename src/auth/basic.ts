@@ -1,0 +1,106 @@
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { accounts, users } from "../db/schema";
+import { hashPassword, needsRehash, secretsEqual, sha256Hex, verifyPassword, type StoredPassword } from "../domain/passwords";
+import type { Principal, UserPrincipal } from "../domain/principal";
+import { resolvePrivileges } from "../domain/privileges";
+import { credentialCache } from "./cache";
+
+export interface BasicCredentials {
+  username: string;
+  password: string;
+}
+
+/** Parses `Basic base64(username:password)`; undefined when malformed. */
+export function parseBasic(header: string): BasicCredentials | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(match[1]!), (ch) => ch.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+export type BasicOutcome =
+  | { ok: true; principal: Principal; rehash?: () => Promise<unknown> }
+  | { ok: false; reason: "bad-credentials" | "account-disabled" };
+
+export interface BasicContext {
+  db: Database;
+  supervisor: { username?: string; password?: string };
+  cacheTtlMs: number;
+}
+
+/**
+ * Verifies Basic credentials. A warm cache answers without touching D1; otherwise one query
+ * loads the user with its account state and its groups' privileges, then PBKDF2 verifies.
+ */
+export async function verifyBasic(credentials: BasicCredentials, ctx: BasicContext): Promise<BasicOutcome> {
+  const { username, password } = credentials;
+  const { supervisor } = ctx;
+  if (supervisor.username && supervisor.password && username === supervisor.username) {
+    return (await secretsEqual(password, supervisor.password))
+      ? { ok: true, principal: { kind: "supervisor", id: "supervisor", name: username } }
+      : { ok: false, reason: "bad-credentials" };
+  }
+
+  const cacheKey = await sha256Hex(`${username}\u0000${password}`);
+  const cached = credentialCache.get(cacheKey);
+  if (cached) return { ok: true, principal: cached };
+
+  const row = await ctx.db
+    .select({
+      id: users.id,
+      name: users.name,
+      accountId: users.accountId,
+      roles: users.roles,
+      algorithm: users.passwordAlgorithm,
+      iterations: users.passwordIterations,
+      salt: users.passwordSalt,
+      hash: users.passwordHash,
+      accountDisabled: accounts.disabled,
+      groupPrivileges: sql<string>`(SELECT json_group_array(json(g.privileges)) FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${users.id})`,
+    })
+    .from(users)
+    .innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(eq(users.name, username))
+    .get();
+
+  // Unknown users cost the same derivation as known ones, so timing does not reveal usernames.
+  const stored: StoredPassword = row ? row : await dummyPassword();
+  const valid = await verifyPassword(password, stored);
+  if (!row || !valid) return { ok: false, reason: "bad-credentials" };
+  if (row.accountDisabled) return { ok: false, reason: "account-disabled" };
+
+  const principal: UserPrincipal & { userId: string } = {
+    kind: "user",
+    id: row.id,
+    userId: row.id,
+    name: row.name,
+    accountId: row.accountId,
+    privileges: resolvePrivileges(row.roles, JSON.parse(row.groupPrivileges) as string[][]),
+    via: "basic",
+  };
+  credentialCache.set(cacheKey, principal, ctx.cacheTtlMs);
+  const rehash = needsRehash(stored)
+    ? async () => {
+        const fresh = await hashPassword(password);
+        await ctx.db
+          .update(users)
+          .set({ passwordAlgorithm: fresh.algorithm, passwordIterations: fresh.iterations, passwordSalt: fresh.salt, passwordHash: fresh.hash })
+          .where(eq(users.id, row.id));
+      }
+    : undefined;
+  return { ok: true, principal, rehash };
+}
+
+let dummy: Promise<StoredPassword> | undefined;
+function dummyPassword(): Promise<StoredPassword> {
+  dummy ??= hashPassword("not-a-real-password");
+  return dummy;
+}

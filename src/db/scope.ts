@@ -1,0 +1,49 @@
+import { and, eq, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Principal } from "../domain/principal";
+import { ApiError } from "../lib/errors";
+
+/**
+ * The one place that decides which accounts a caller's queries may touch.
+ * A user sees its own account only; the supervisor sees every account.
+ * Handlers never filter by account themselves: they call `scoped()` so that another
+ * account's row is simply not found (404), never forbidden (which would confirm it exists).
+ */
+export type AccountScope = { kind: "all" } | { kind: "account"; accountId: string };
+
+export function scopeOf(principal: Principal): AccountScope {
+  return principal.kind === "supervisor" ? { kind: "all" } : { kind: "account", accountId: principal.accountId };
+}
+
+/** Joins the scope's condition to the caller's own conditions. */
+export function scoped(accountColumn: SQLiteColumn, scope: AccountScope, ...conditions: (SQL | undefined)[]): SQL | undefined {
+  const own = scope.kind === "account" ? eq(accountColumn, scope.accountId) : undefined;
+  return and(own, ...conditions);
+}
+
+export function inScope(scope: AccountScope, accountId: string): boolean {
+  return scope.kind === "all" || scope.accountId === accountId;
+}
+
+/** The built-in account that exists from the first migration and can be neither deleted nor disabled. */
+export const DEFAULT_ACCOUNT_ID = "00000000-0000-4000-8000-000000000001";
+
+/**
+ * The account a write lands in. A user writes into its own account only (naming another is a
+ * 403 that reveals nothing about it); the supervisor names any account, the default one if none.
+ */
+export function accountForWrite(principal: Principal, requested: string | undefined): string {
+  if (principal.kind === "supervisor") return requested ?? DEFAULT_ACCOUNT_ID;
+  if (requested !== undefined && requested !== principal.accountId) {
+    throw new ApiError("ACCOUNT_FORBIDDEN", "You may not act on another account", {
+      problems: [{ name: "body.accountId", message: "Must be your own account", level: "ERROR" }],
+    });
+  }
+  return principal.accountId;
+}
+
+/** The one account a list reads: the caller's own, or for the supervisor the one it names (default account otherwise). */
+export function accountForList(principal: Principal, requested: string | undefined): AccountScope {
+  if (principal.kind === "supervisor") return { kind: "account", accountId: requested ?? DEFAULT_ACCOUNT_ID };
+  return { kind: "account", accountId: principal.accountId };
+}

@@ -1,0 +1,79 @@
+/**
+ * Password hashing with PBKDF2-SHA-256 through WebCrypto. The algorithm, iteration count
+ * and salt are stored beside the hash so that stored hashes can be upgraded later.
+ */
+
+/** Production Workers refuse PBKDF2 above 100,000 iterations per call; the local runtime does not. */
+export const MAX_PBKDF2_ITERATIONS_PER_CALL = 100_000;
+export const PASSWORD_ALGORITHM = "PBKDF2-SHA256";
+export const PASSWORD_ITERATIONS = 100_000;
+const SALT_BYTES = 16;
+const HASH_BITS = 256;
+
+export interface StoredPassword {
+  algorithm: string;
+  iterations: number;
+  salt: string; // base64
+  hash: string; // base64
+}
+
+export async function hashPassword(password: string, iterations = PASSWORD_ITERATIONS): Promise<StoredPassword> {
+  const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
+  const hash = await pbkdf2(password, salt, iterations);
+  return { algorithm: PASSWORD_ALGORITHM, iterations, salt: toBase64(salt), hash: toBase64(hash) };
+}
+
+export async function verifyPassword(password: string, stored: StoredPassword): Promise<boolean> {
+  if (stored.algorithm !== PASSWORD_ALGORITHM) return false;
+  const actual = await pbkdf2(password, fromBase64(stored.salt), stored.iterations);
+  return timingSafeEqual(actual, fromBase64(stored.hash));
+}
+
+/** True when a hash was made with weaker parameters than today's and should be recomputed. */
+export function needsRehash(stored: StoredPassword): boolean {
+  return stored.algorithm !== PASSWORD_ALGORITHM || stored.iterations < PASSWORD_ITERATIONS;
+}
+
+export async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_PBKDF2_ITERATIONS_PER_CALL) {
+    throw new RangeError(`PBKDF2 iterations must be between 1 and ${MAX_PBKDF2_ITERATIONS_PER_CALL}`);
+  }
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, HASH_BITS);
+  return new Uint8Array(bits);
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Compares two secrets in time that depends only on their length, by comparing their digests. */
+export async function secretsEqual(a: string, b: string): Promise<boolean> {
+  const [da, db] = await Promise.all([sha256Bytes(a), sha256Bytes(b)]);
+  return timingSafeEqual(da, db);
+}
+
+async function sha256Bytes(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}

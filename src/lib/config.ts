@@ -1,0 +1,29 @@
+import type { Bindings } from "./types";
+
+/** Settings read from the Worker's vars (wrangler.toml [vars], or .dev.vars locally). */
+export interface Config {
+  contextPath: string;
+  maxBodyBytes: number;
+  credentialCacheTtlMs: number;
+  exposeRoundTrips: boolean;
+}
+
+export function readConfig(env: Bindings): Config {
+  return {
+    contextPath: normaliseContextPath(env.CONTEXT_PATH),
+    maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, 1_048_576),
+    credentialCacheTtlMs: positiveInt(env.CREDENTIAL_CACHE_TTL_SECONDS, 30, true) * 1000,
+    exposeRoundTrips: env.EXPOSE_D1_ROUND_TRIPS === "true",
+  };
+}
+
+/** "composer/" or "/composer/" become "/composer"; empty stays empty. */
+export function normaliseContextPath(raw: string | undefined): string {
+  const trimmed = (raw ?? "").trim().replace(/^\/+|\/+$/g, "");
+  return trimmed ? `/${trimmed}` : "";
+}
+
+function positiveInt(raw: string | undefined, fallback: number, allowZero = false): number {
+  const n = Number(raw);
+  return Number.isInteger(n) && (n > 0 || (allowZero && n === 0)) ? n : fallback;
+}

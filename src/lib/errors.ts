@@ -1,0 +1,217 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import type { AppEnv } from "./types";
+
+/**
+ * The one error module. Every 4xx/5xx the API answers is built here:
+ *  - ErrorMessage for 400, 403, 404, 405, 406, 409, 412, 413, 415, 429, 500;
+ *  - ServletErrorMessage for 401;
+ *  - {error, error_description} on the trusted-access endpoints.
+ * `code` is the general class of the status, `errorCode` the stable specific reason below.
+ */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: { status: 400, description: "One or more members of the request are invalid; `problems` names each." },
+  MALFORMED_JSON: { status: 400, description: "The request body is not valid JSON." },
+  INVALID_PAGE_TOKEN: { status: 400, description: "The pageToken was not issued by this service." },
+  ID_MISMATCH: { status: 400, description: "The body names another object than the path." },
+  PREVIEW_NOT_ENABLED: { status: 400, description: "A preview endpoint was called without `X-Enable-Preview: true`." },
+  UNAUTHENTICATED: { status: 401, description: "No valid credentials were sent." },
+  FORBIDDEN: { status: 403, description: "The caller lacks the privilege or permission the operation needs." },
+  PRIVILEGE_ESCALATION: { status: 403, description: "The caller tried to grant a privilege it does not hold." },
+  ACCOUNT_FORBIDDEN: { status: 403, description: "The caller may not act on another account." },
+  NOT_FOUND: { status: 404, description: "No such object in the caller's account." },
+  ROUTE_NOT_FOUND: { status: 404, description: "No endpoint has this path." },
+  METHOD_NOT_ALLOWED: { status: 405, description: "The endpoint does not take this method; `Allow` lists those it does." },
+  NOT_ACCEPTABLE: { status: 406, description: "The Accept header excludes every JSON media type." },
+  DUPLICATED: { status: 409, description: "The name is already taken (400 on the custom-metric endpoints, as the spec fixes)." },
+  QUOTA_EXCEEDED: { status: 409, description: "Creating the object would exceed the account's quota." },
+  DEFAULT_ACCOUNT_PROTECTED: { status: 409, description: "The default account cannot be deleted or disabled." },
+  BUILT_IN_GROUP: { status: 409, description: "The built-in groups cannot be deleted or renamed." },
+  CANNOT_DELETE_SELF: { status: 409, description: "A user cannot delete itself." },
+  PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
+  PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is larger than the configured limit." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is not application/vnd.service.v3+json or application/json." },
+  TOO_MANY_LOGIN_ATTEMPTS: { status: 429, description: "Too many failed logins for this username; retry after `Retry-After` seconds." },
+  INTERNAL_ERROR: { status: 500, description: "An unexpected error; quote the request id when reporting it." },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ALL_ERROR_CODES = Object.keys(ERROR_CODES) as ErrorCode[];
+
+const STATUS_CLASS: Record<number, [code: string, reason: string]> = {
+  400: ["BAD_REQUEST", "Bad Request"],
+  401: ["UNAUTHORIZED", "Unauthorized"],
+  403: ["FORBIDDEN", "Forbidden"],
+  404: ["NOT_FOUND", "Not Found"],
+  405: ["METHOD_NOT_ALLOWED", "Method Not Allowed"],
+  406: ["NOT_ACCEPTABLE", "Not Acceptable"],
+  409: ["CONFLICT", "Conflict"],
+  412: ["PRECONDITION_FAILED", "Precondition Failed"],
+  413: ["PAYLOAD_TOO_LARGE", "Payload Too Large"],
+  415: ["UNSUPPORTED_MEDIA_TYPE", "Unsupported Media Type"],
+  429: ["TOO_MANY_REQUESTS", "Too Many Requests"],
+  500: ["INTERNAL_SERVER_ERROR", "Internal Server Error"],
+};
+
+export interface AccessibleObjectUsage {
+  id: string;
+  name: string;
+  type: string;
+  parent?: AccessibleObjectUsage;
+}
+
+export interface Problem {
+  name: string;
+  message: string;
+  level: "ERROR" | "WARNING";
+  dependencies?: Record<string, { hasOtherUsages: boolean; accessible: AccessibleObjectUsage[] }>;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly errorCode: ErrorCode,
+    message: string,
+    options: { status?: number; problems?: Problem[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.status = options.status ?? ERROR_CODES[errorCode].status;
+    this.problems = options.problems;
+    this.headers = options.headers ?? {};
+  }
+
+  readonly problems: Problem[] | undefined;
+}
+
+/** Shorthands for the errors handlers throw most. */
+export const notFound = (what: string) => new ApiError("NOT_FOUND", `${what} not found`);
+export const forbidden = (message = "You do not have the privilege this operation needs") => new ApiError("FORBIDDEN", message);
+export const duplicated = (message: string, status: 400 | 409 = 409, name = "body.name") =>
+  new ApiError("DUPLICATED", message, { status, problems: [{ name, message, level: "ERROR" }] });
+export const invalid = (name: string, message: string) =>
+  new ApiError("VALIDATION_FAILED", message, { problems: [{ name, message, level: "ERROR" }] });
+
+const TARGET_PREFIX: Record<string, string> = { json: "body", query: "query", param: "path", header: "header" };
+
+/** One Problem per invalid member, named by its path: `body.numberFormat.decimals`, `body.quotas[0].type`. */
+export function problemsFromZod(error: ZodError, target: string): Problem[] {
+  return error.issues.map((issue) => {
+    let name = TARGET_PREFIX[target] ?? target;
+    for (const segment of issue.path) name += typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`;
+    return { name, message: issue.message, level: "ERROR" as const };
+  });
+}
+
+export function validationError(error: ZodError, target: string): ApiError {
+  const problems = problemsFromZod(error, target);
+  const summary = problems.length === 1 ? `${problems[0]!.name}: ${problems[0]!.message}` : `${problems.length} invalid members`;
+  return new ApiError("VALIDATION_FAILED", `Invalid request: ${summary}`, { problems });
+}
+
+export function isTrustedAccessPath(path: string): boolean {
+  return path.includes("/api/trusted-access/");
+}
+
+const OAUTH_ERROR: Record<number, string> = {
+  400: "invalid_request",
+  401: "invalid_client",
+  403: "access_denied",
+  404: "invalid_request",
+  409: "invalid_request",
+  429: "temporarily_unavailable",
+  500: "server_error",
+};
+
+/** Builds the response of an error in the body the spec names for its status and endpoint. */
+export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
+  const path = new URL(c.req.url).pathname;
+  const headers: Record<string, string> = { ...error.headers };
+  let body: unknown;
+  if (isTrustedAccessPath(path)) {
+    body = { error: OAUTH_ERROR[error.status] ?? "invalid_request", error_description: error.message };
+  } else if (error.status === 401) {
+    body = {
+      timestamp: new Date().toISOString(),
+      status: 401,
+      error: "Unauthorized",
+      message: error.message,
+      path,
+    };
+  } else {
+    const [code, reason] = STATUS_CLASS[error.status] ?? ["ERROR", "Error"];
+    body = {
+      error: reason,
+      message: error.message,
+      path,
+      status: String(error.status),
+      code,
+      errorCode: error.errorCode,
+      timestamp: new Date().toISOString(),
+      requestId: c.get("requestId"),
+      problems: error.problems ?? [],
+    };
+  }
+  return c.json(body, error.status as 400, headers);
+}
+
+/** The app's onError: known errors keep their status, anything else is a logged 500 without internals. */
+export function handleError(err: Error, c: Context<AppEnv>): Response {
+  if (err instanceof ApiError) return errorResponse(c, err);
+  if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
+  log(c, "error", "unhandled error", { errorName: err?.name, errorMessage: String(err?.message ?? err).slice(0, 500) });
+  return errorResponse(
+    c,
+    new ApiError("INTERNAL_ERROR", `Internal error; quote request id ${c.get("requestId")} when reporting it`),
+  );
+}
+
+/** Hono's own exceptions: malformed JSON from the validator, 415 from the media-type gate, 413 from bodyLimit. */
+function fromHttpException(err: HTTPException): ApiError {
+  switch (err.status) {
+    case 400:
+      return new ApiError("MALFORMED_JSON", "Malformed JSON in request body", {
+        problems: [{ name: "body", message: "Malformed JSON in request body", level: "ERROR" }],
+      });
+    case 413:
+      return new ApiError("PAYLOAD_TOO_LARGE", "Request body is too large");
+    case 415:
+      return new ApiError("UNSUPPORTED_MEDIA_TYPE", "Unsupported media type");
+    default:
+      return new ApiError(err.status >= 500 ? "INTERNAL_ERROR" : "VALIDATION_FAILED", err.message || "Request failed", {
+        status: err.status,
+      });
+  }
+}
+
+/** Structured JSON log line carrying the request id. Never pass secrets in `fields`. */
+export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", message: string, fields: Record<string, unknown> = {}) {
+  const line = JSON.stringify({
+    level,
+    message,
+    requestId: c.get("requestId"),
+    method: c.req.method,
+    path: new URL(c.req.url).pathname,
+    ...fields,
+  });
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}
+
+/** True for a D1/SQLite constraint failure of the given kind (UNIQUE, CHECK, FOREIGN KEY). */
+export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FOREIGN KEY" | "PRIMARY KEY"): boolean {
+  const text = collectMessages(err);
+  return text.includes(`${kind} constraint failed`);
+}
+
+function collectMessages(err: unknown): string {
+  let text = "";
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    text += ` ${(e as { message?: string }).message ?? ""}`;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return text;
+}

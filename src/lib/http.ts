@@ -1,0 +1,102 @@
+import type { Context } from "hono";
+import { gt, lt, asc, desc, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { decodePageToken, encodePageToken } from "../domain/page-token";
+import type { Principal } from "../domain/principal";
+import { ApiError } from "./errors";
+import type { AppEnv } from "./types";
+
+/** ETags derive from the row's revision token, which every write replaces. */
+export const etagOf = (revision: string) => `"${revision}"`;
+
+export const newRevision = () => crypto.randomUUID().replace(/-/g, "").slice(0, 16);
+
+/** 412 when the request's If-Match names none of the object's current ETag. */
+export function checkIfMatch(c: Context<AppEnv>, revision: string): void {
+  const header = c.req.header("If-Match");
+  if (!header || header.trim() === "*") return;
+  const current = etagOf(revision);
+  const tags = header.split(",").map((t) => t.trim().replace(/^W\//, ""));
+  if (!tags.includes(current)) {
+    throw new ApiError("PRECONDITION_FAILED", `If-Match ${header} does not match the current ETag ${current}`);
+  }
+}
+
+export interface AuditColumns {
+  createdByUserId: string;
+  createdDate: string;
+  lastModifiedByUserId: string;
+  lastModifiedDate: string;
+}
+
+export function auditForCreate(principal: Principal, now = new Date()): AuditColumns {
+  const at = now.toISOString();
+  return { createdByUserId: principal.id, createdDate: at, lastModifiedByUserId: principal.id, lastModifiedDate: at };
+}
+
+export function auditForUpdate(principal: Principal, now = new Date()) {
+  return { lastModifiedByUserId: principal.id, lastModifiedDate: now.toISOString() };
+}
+
+/** The audit members as the API spells them. */
+export function auditOut(row: AuditColumns) {
+  return {
+    createdByUserID: row.createdByUserId,
+    createdDate: row.createdDate,
+    lastModifiedByUserID: row.lastModifiedByUserId,
+    lastModifiedDate: row.lastModifiedDate,
+  };
+}
+
+export function locationOf(c: Context<AppEnv>, id: string): string {
+  const path = new URL(c.req.url).pathname.replace(/\/+$/, "");
+  return `${path}/${encodeURIComponent(id)}`;
+}
+
+export interface PageRequest {
+  maxResults: number;
+  pageToken?: string;
+}
+
+export interface Page<T> {
+  content: T[];
+  pageInfo: { nextPageToken: string | null; previousPageToken: string | null };
+}
+
+/**
+ * Keyset pagination over a unique key column. `fetch` runs the caller's scoped query with the
+ * extra key condition, order and limit given here; one query per page, whatever its depth.
+ */
+export async function keysetPage<T>(
+  keyColumn: SQLiteColumn,
+  keyOf: (row: T) => string,
+  page: PageRequest,
+  fetch: (keyCondition: SQL | undefined, orderBy: SQL, limit: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const size = page.maxResults;
+  const cursor = page.pageToken === undefined ? undefined : decodePageToken(page.pageToken);
+  if (page.pageToken !== undefined && !cursor) {
+    throw new ApiError("INVALID_PAGE_TOKEN", "pageToken is not a token this service issued", {
+      problems: [{ name: "query.pageToken", message: "Unknown page token", level: "ERROR" }],
+    });
+  }
+  const token = (direction: "next" | "previous", row: T | undefined) => (row ? encodePageToken({ direction, key: keyOf(row) }) : null);
+
+  if (cursor?.direction === "previous") {
+    const rows = await fetch(lt(keyColumn, cursor.key), desc(keyColumn), size + 1);
+    const content = rows.slice(0, size).reverse();
+    return {
+      content,
+      pageInfo: { nextPageToken: token("next", content.at(-1)), previousPageToken: rows.length > size ? token("previous", content[0]) : null },
+    };
+  }
+  const rows = await fetch(cursor ? gt(keyColumn, cursor.key) : undefined, asc(keyColumn), size + 1);
+  const content = rows.slice(0, size);
+  return {
+    content,
+    pageInfo: {
+      nextPageToken: rows.length > size ? token("next", content.at(-1)) : null,
+      previousPageToken: cursor ? token("previous", content[0]) : null,
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { Database } from "../db/client";
+import type { RoundTripCounter } from "../db/round-trips";
+import type { Principal } from "../domain/principal";
+import type { Config } from "./config";
+
+export interface Bindings {
+  DB: D1Database;
+  LOGIN_RATE_LIMITER?: RateLimit;
+  SUPERVISOR_USERNAME?: string;
+  SUPERVISOR_PASSWORD?: string;
+  CONTEXT_PATH?: string;
+  MAX_BODY_BYTES?: string;
+  CREDENTIAL_CACHE_TTL_SECONDS?: string;
+  EXPOSE_D1_ROUND_TRIPS?: string;
+}
+
+export interface Variables {
+  requestId: string;
+  config: Config;
+  db: Database;
+  roundTrips: RoundTripCounter;
+  /** Set by the authentication middleware on every route that is not public. */
+  principal: Principal;
+}
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: Variables;
+}

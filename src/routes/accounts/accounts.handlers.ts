@@ -1,0 +1,156 @@
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import { invalidateAccount } from "../../auth/cache";
+import { deleteAccountStatements } from "../../db/account-owned";
+import type { Database } from "../../db/client";
+import { accounts, groups, type AccountAttribute } from "../../db/schema";
+import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import type { AccountWrite } from "./accounts.schemas";
+import type * as routes from "./accounts.routes";
+
+type AccountRow = typeof accounts.$inferSelect & { numberOfUsers: number };
+
+const accountColumns = {
+  ...getTableColumns(accounts),
+  numberOfUsers: sql<number>`(SELECT count(*) FROM users WHERE users.account_id = ${accounts.id})`.mapWith(Number),
+};
+
+function selectAccounts(db: Database) {
+  return db.select(accountColumns).from(accounts);
+}
+
+/** Secured attribute values are write-only: they never leave the service. */
+function toAccount(row: AccountRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    disabled: row.disabled,
+    numberOfUsers: row.numberOfUsers,
+    replyToAddress: row.replyToAddress ?? null,
+    senderDisplayName: row.senderDisplayName ?? null,
+    attributes: row.attributes.map((a) => (a.isSecured ? { key: a.key, isSecured: true } : a)),
+    ...auditOut(row),
+  };
+}
+
+async function findAccount(db: Database, id: string): Promise<AccountRow> {
+  const row = await selectAccounts(db).where(eq(accounts.id, id)).get();
+  if (!row) throw notFound("Account");
+  return row;
+}
+
+const nameTaken = (name: string) => duplicated(`An account named '${name}' already exists`);
+
+/** A secured attribute sent without a value keeps the value already stored under its key. */
+function mergeAttributes(sent: AccountWrite["attributes"], stored: AccountAttribute[] = []): AccountAttribute[] {
+  return sent.map((a) => ({
+    key: a.key,
+    value: a.value ?? (a.isSecured ? (stored.find((s) => s.key === a.key)?.value ?? "") : ""),
+    isSecured: a.isSecured,
+  }));
+}
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const rows = await selectAccounts(c.get("db")).orderBy(asc(accounts.name)).all();
+  return c.json({ content: rows.map(toAccount) }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const audit = auditForCreate(c.get("principal"));
+  const id = crypto.randomUUID();
+  const values = {
+    id,
+    revision: newRevision(),
+    name: body.name,
+    disabled: body.disabled,
+    replyToAddress: body.replyToAddress ?? null,
+    senderDisplayName: body.senderDisplayName ?? null,
+    attributes: mergeAttributes(body.attributes),
+    ...audit,
+  };
+  try {
+    await db.batch([
+      db.insert(accounts).values(values),
+      db.insert(groups).values([
+        { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Administrators", description: "Administrators of the account", privileges: ["ROLE_ADMIN"], builtIn: true, ...audit },
+        { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Users", description: "Every user of the account", privileges: [], builtIn: true, ...audit },
+      ]),
+    ]);
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
+    throw err;
+  }
+  c.header("Location", locationOf(c, id));
+  c.header("ETag", etagOf(values.revision));
+  return c.json(toAccount({ ...values, isDefault: false, numberOfUsers: 0 }), 201);
+};
+
+export const getByName: AppRouteHandler<typeof routes.getByName> = async (c) => {
+  const row = await selectAccounts(c.get("db")).where(eq(accounts.name, c.req.valid("param").name)).get();
+  if (!row) throw notFound("Account");
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toAccount(row), 200);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findAccount(c.get("db"), c.req.valid("param").id);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toAccount(row), 200);
+};
+
+export const update: AppRouteHandler<typeof routes.update> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  if (body.id !== undefined && body.id !== id) throw new ApiError("ID_MISMATCH", "Body id differs from the path id");
+  const db = c.get("db");
+  const current = await findAccount(db, id);
+  checkIfMatch(c, current.revision);
+  if (current.isDefault && body.disabled) {
+    throw new ApiError("DEFAULT_ACCOUNT_PROTECTED", "The default account cannot be disabled");
+  }
+  const changes = {
+    name: body.name,
+    disabled: body.disabled,
+    replyToAddress: body.replyToAddress ?? null,
+    senderDisplayName: body.senderDisplayName ?? null,
+    attributes: mergeAttributes(body.attributes, current.attributes),
+    revision: newRevision(),
+    ...auditForUpdate(c.get("principal")),
+  };
+  let updated;
+  try {
+    // The revision condition makes a concurrent update lose with 412 instead of overwriting.
+    updated = await db
+      .update(accounts)
+      .set(changes)
+      .where(and(eq(accounts.id, id), eq(accounts.revision, current.revision)))
+      .returning({ id: accounts.id })
+      .get();
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
+    throw err;
+  }
+  if (!updated) throw new ApiError("PRECONDITION_FAILED", "The account was changed concurrently; reload it and retry");
+  invalidateAccount(id);
+  c.header("ETag", etagOf(changes.revision));
+  return c.json(toAccount({ ...current, ...changes }), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const { id } = c.req.valid("param");
+  const db = c.get("db");
+  const current = await db
+    .select({ isDefault: accounts.isDefault, revision: accounts.revision })
+    .from(accounts)
+    .where(eq(accounts.id, id))
+    .get();
+  if (!current) throw notFound("Account");
+  if (current.isDefault) throw new ApiError("DEFAULT_ACCOUNT_PROTECTED", "The default account cannot be deleted");
+  checkIfMatch(c, current.revision);
+  await db.batch(deleteAccountStatements(db, id));
+  invalidateAccount(id);
+  return c.body(null, 204);
+};

@@ -1,0 +1,69 @@
+import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { AccountListSchema, AccountNameParamSchema, AccountSchema, AccountWriteSchema } from "./accounts.schemas";
+
+const tags = ["Accounts"];
+const supervisor = { kind: "supervisor" } as const;
+
+export const list = defineRoute({
+  method: "get",
+  path: "/",
+  tags,
+  summary: "List accounts",
+  access: supervisor,
+  responses: { 200: jsonContent(AccountListSchema, "Every account") },
+});
+
+export const create = defineRoute({
+  method: "post",
+  path: "/",
+  tags,
+  summary: "Create an account with its Administrators and Users groups",
+  access: supervisor,
+  errors: ["DUPLICATED"],
+  request: { body: jsonBody(AccountWriteSchema) },
+  responses: { 201: jsonContent(AccountSchema, "The account was created") },
+});
+
+export const getByName = defineRoute({
+  method: "get",
+  path: "/name/{name}",
+  tags,
+  summary: "E10 Load an account by name",
+  access: supervisor,
+  errors: ["NOT_FOUND"],
+  request: { params: AccountNameParamSchema },
+  responses: { 200: jsonContent(AccountSchema, "The account") },
+});
+
+export const getOne = defineRoute({
+  method: "get",
+  path: "/{id}",
+  tags,
+  summary: "Load an account",
+  access: supervisor,
+  errors: ["NOT_FOUND"],
+  request: { params: IdParamSchema },
+  responses: { 200: jsonContent(AccountSchema, "The account") },
+});
+
+export const update = defineRoute({
+  method: "put",
+  path: "/{id}",
+  tags,
+  summary: "Update an account",
+  access: supervisor,
+  errors: ["NOT_FOUND", "DUPLICATED", "ID_MISMATCH", "DEFAULT_ACCOUNT_PROTECTED", "PRECONDITION_FAILED"],
+  request: { params: IdParamSchema, body: jsonBody(AccountWriteSchema) },
+  responses: { 200: jsonContent(AccountSchema, "The account was updated") },
+});
+
+export const remove = defineRoute({
+  method: "delete",
+  path: "/{id}",
+  tags,
+  summary: "E11 Delete an account and everything it owns",
+  access: supervisor,
+  errors: ["NOT_FOUND", "DEFAULT_ACCOUNT_PROTECTED", "PRECONDITION_FAILED"],
+  request: { params: IdParamSchema },
+  responses: { 204: noContent },
+});

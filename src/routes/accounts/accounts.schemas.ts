@@ -1,0 +1,48 @@
+import { z } from "@hono/zod-openapi";
+import { auditMembers } from "../../lib/openapi";
+
+const AttributeSchema = z.object({
+  key: z.string().min(1).max(255),
+  value: z
+    .string()
+    .max(4096)
+    .optional()
+    .openapi({ description: "Write-only when isSecured: never returned. Omit it on update to keep the stored value." }),
+  isSecured: z.boolean().default(false),
+});
+
+export const AccountSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    disabled: z.boolean(),
+    numberOfUsers: z.number().int().openapi({ readOnly: true }),
+    replyToAddress: z.string().nullable(),
+    senderDisplayName: z.string().nullable(),
+    attributes: z.array(AttributeSchema),
+    ...auditMembers,
+  })
+  .openapi("Account");
+
+export const AccountWriteSchema = z
+  .object({
+    id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
+    name: z.string().trim().min(1).max(255),
+    disabled: z.boolean().default(false),
+    replyToAddress: z.email().max(255).nullable().optional(),
+    senderDisplayName: z.string().max(255).nullable().optional(),
+    attributes: z
+      .array(AttributeSchema)
+      .max(100)
+      .default([])
+      .refine((list) => new Set(list.map((a) => a.key)).size === list.length, "Attribute keys must be unique"),
+  })
+  .openapi("AccountWrite");
+
+export const AccountListSchema = z.object({ content: z.array(AccountSchema) }).openapi("AccountList");
+
+export const AccountNameParamSchema = z.object({
+  name: z.string().min(1).max(255).openapi({ param: { name: "name", in: "path" }, example: "Acme" }),
+});
+
+export type AccountWrite = z.infer<typeof AccountWriteSchema>;

@@ -1,0 +1,133 @@
+import { and, eq } from "drizzle-orm";
+import { invalidateAccount } from "../../auth/cache";
+import type { Database } from "../../db/client";
+import { groups, userGroups } from "../../db/schema";
+import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
+import type { Principal } from "../../domain/principal";
+import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
+import { assertMayGrant } from "../../lib/grants";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import type * as routes from "./groups.routes";
+
+type GroupRow = typeof groups.$inferSelect;
+
+function toGroup(row: GroupRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description ?? null,
+    privileges: row.privileges as never[],
+    accountId: row.accountId,
+    builtIn: row.builtIn,
+    ...auditOut(row),
+  };
+}
+
+async function findGroup(db: Database, principal: Principal, id: string): Promise<GroupRow> {
+  const row = await db.select().from(groups).where(scoped(groups.accountId, scopeOf(principal), eq(groups.id, id))).get();
+  if (!row) throw notFound("Group");
+  return row;
+}
+
+const nameTaken = (name: string) => duplicated(`A group named '${name}' already exists in the account`);
+
+function mapWriteError(err: unknown, name: string): never {
+  if (isConstraintError(err, "UNIQUE")) throw nameTaken(name);
+  if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.accountId", "No such account");
+  throw err;
+}
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const query = c.req.valid("query");
+  const db = c.get("db");
+  const scope = accountForList(c.get("principal"), query.accountId);
+  const page = await keysetPage(groups.name, (r: GroupRow) => r.name, query, (keyCondition, orderBy, limit) =>
+    db.select().from(groups).where(scoped(groups.accountId, scope, keyCondition)).orderBy(orderBy).limit(limit).all(),
+  );
+  return c.json({ content: page.content.map(toGroup), pageInfo: page.pageInfo }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  const principal = c.get("principal");
+  const accountId = accountForWrite(principal, body.accountId);
+  assertMayGrant(principal, body.privileges, "grant");
+  const values = {
+    id: crypto.randomUUID(),
+    revision: newRevision(),
+    accountId,
+    name: body.name,
+    description: body.description ?? null,
+    privileges: [...new Set(body.privileges)],
+    builtIn: false,
+    ...auditForCreate(principal),
+  };
+  try {
+    await c.get("db").insert(groups).values(values);
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  c.header("Location", locationOf(c, values.id));
+  c.header("ETag", etagOf(values.revision));
+  return c.json(toGroup(values), 201);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findGroup(c.get("db"), c.get("principal"), c.req.valid("param").id);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toGroup(row), 200);
+};
+
+export const update: AppRouteHandler<typeof routes.update> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  if (body.id !== undefined && body.id !== id) throw new ApiError("ID_MISMATCH", "Body id differs from the path id");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const current = await findGroup(db, principal, id);
+  checkIfMatch(c, current.revision);
+  if (body.accountId !== undefined && body.accountId !== current.accountId) {
+    throw invalid("body.accountId", "A group cannot move to another account");
+  }
+  assertMayGrant(principal, [...current.privileges, ...body.privileges], "change a group holding");
+  if (current.builtIn && body.name !== current.name) throw new ApiError("BUILT_IN_GROUP", "Built-in groups cannot be renamed");
+  if (current.builtIn && current.privileges.includes("ROLE_ADMIN") && !body.privileges.includes("ROLE_ADMIN")) {
+    throw new ApiError("BUILT_IN_GROUP", "The Administrators group keeps ROLE_ADMIN");
+  }
+  const changes = {
+    name: body.name,
+    description: body.description ?? null,
+    privileges: [...new Set(body.privileges)],
+    revision: newRevision(),
+    ...auditForUpdate(principal),
+  };
+  let updated;
+  try {
+    updated = await db
+      .update(groups)
+      .set(changes)
+      .where(and(eq(groups.id, id), eq(groups.revision, current.revision)))
+      .returning({ id: groups.id })
+      .get();
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  if (!updated) throw new ApiError("PRECONDITION_FAILED", "The group was changed concurrently; reload it and retry");
+  invalidateAccount(current.accountId);
+  c.header("ETag", etagOf(changes.revision));
+  return c.json(toGroup({ ...current, ...changes }), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const { id } = c.req.valid("param");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const current = await findGroup(db, principal, id);
+  if (current.builtIn) throw new ApiError("BUILT_IN_GROUP", "Built-in groups cannot be deleted");
+  checkIfMatch(c, current.revision);
+  assertMayGrant(principal, current.privileges, "delete a group holding");
+  await db.batch([db.delete(userGroups).where(eq(userGroups.groupId, id)), db.delete(groups).where(eq(groups.id, id))]);
+  invalidateAccount(current.accountId);
+  return c.body(null, 204);
+};

@@ -1,0 +1,34 @@
+import { z } from "@hono/zod-openapi";
+import { PRIVILEGES } from "../../domain/privileges";
+import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
+import { PrivilegeSchema } from "../users/users.schemas";
+
+export const GroupSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    privileges: z.array(PrivilegeSchema),
+    accountId: z.string(),
+    builtIn: z.boolean().openapi({ readOnly: true, description: "Administrators and Users: cannot be deleted or renamed." }),
+    ...auditMembers,
+  })
+  .openapi("Group");
+
+export const GroupWriteSchema = z
+  .object({
+    id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
+    name: z.string().trim().min(1).max(255),
+    description: z.string().max(1024).nullable().optional(),
+    privileges: z.array(PrivilegeSchema).max(PRIVILEGES.length).default([]),
+    accountId: z.string().min(1).max(64).optional().openapi({
+      description: "The group's account. Account admins may only name their own; the supervisor names any (default account if omitted).",
+    }),
+  })
+  .openapi("GroupWrite");
+
+export const GroupListQuerySchema = PageQuerySchema.extend({
+  accountId: z.string().min(1).max(64).optional().openapi({ description: "Supervisor only: the account to list (default account otherwise)." }),
+});
+
+export const GroupPageSchema = pagedList(GroupSchema, "GroupPage");

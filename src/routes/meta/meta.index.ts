@@ -1,0 +1,21 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import { createRouter } from "../../lib/create-router";
+import type { AppEnv } from "../../lib/types";
+import { buildDocument } from "./openapi-document";
+import * as routes from "./meta.routes";
+
+/** Public routes: served before authentication. `getApp` gives the whole app, whose routes the document lists. */
+export function createMetaRouter(getApp: () => OpenAPIHono<AppEnv>) {
+  return createRouter()
+    .openapi(routes.health, (c) => c.json({ status: "ok" as const }, 200))
+    .openapi(routes.openapiDocument, (c) => {
+      const response = c.json(buildDocument(getApp()) as never, 200);
+      response.headers.set("Content-Type", "application/json; charset=UTF-8");
+      return response;
+    })
+    .openapi(routes.docs, (c, next) => {
+      const url = new URL(c.req.url).pathname.replace(/\/docs\/?$/, "/api/openapi.json");
+      return Scalar({ url, pageTitle: "Analytics Metadata Administration API" })(c as never, next) as never;
+    });
+}

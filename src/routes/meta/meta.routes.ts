@@ -1,0 +1,32 @@
+import { z } from "@hono/zod-openapi";
+import { defineRoute, jsonContent } from "../../lib/openapi";
+
+const tags = ["Service"];
+const publicAccess = { kind: "public" } as const;
+
+export const health = defineRoute({
+  method: "get",
+  path: "/api/health",
+  tags,
+  summary: "Liveness probe (touches no storage)",
+  access: publicAccess,
+  responses: { 200: jsonContent(z.object({ status: z.literal("ok") }).openapi("Health"), "The Worker is up") },
+});
+
+export const openapiDocument = defineRoute({
+  method: "get",
+  path: "/api/openapi.json",
+  tags,
+  summary: "This OpenAPI 3.1 document",
+  access: publicAccess,
+  responses: { 200: { description: "The document", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } } },
+});
+
+export const docs = defineRoute({
+  method: "get",
+  path: "/docs",
+  tags,
+  summary: "API reference page rendering this document",
+  access: publicAccess,
+  responses: { 200: { description: "HTML page", content: { "text/html": { schema: z.string() } } } },
+});

@@ -1,0 +1,41 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../lib/types";
+
+const documents = new WeakMap<object, unknown>();
+
+/** Generated once per app from the same Zod schemas that validate requests. */
+export function buildDocument(app: OpenAPIHono<AppEnv>) {
+  let doc = documents.get(app);
+  if (!doc) {
+    app.openAPIRegistry.registerComponent("securitySchemes", "basicAuth", {
+      type: "http",
+      scheme: "basic",
+      description: "HTTP Basic with a user's (or the supervisor's) username and password.",
+    });
+    app.openAPIRegistry.registerComponent("securitySchemes", "trustedAccessAuth", {
+      type: "http",
+      scheme: "basic",
+      description: "HTTP Basic with a trusted-access client id and client secret (token endpoints).",
+    });
+    app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+      type: "http",
+      scheme: "bearer",
+      description: "A token from /api/trusted-access/push/tokens or /api/trusted-access/pull/tokens.",
+    });
+    doc = app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Analytics Metadata Administration API",
+        version: "1.0",
+        description:
+          "Administration of an analytics platform's metadata. Bodies use `application/vnd.service.v3+json` (`application/json` is accepted). " +
+          "Each operation's `x-access` names what it demands (`supervisor`, `authenticated`, `public`, or a privilege), " +
+          "`x-stability` marks experimental, preview (needs `X-Enable-Preview: true`) and deprecated operations, and each error response's " +
+          "`x-error-codes` lists the `errorCode` values it can carry.",
+      },
+      security: [{ basicAuth: [] }, { bearerAuth: [] }],
+    });
+    documents.set(app, doc);
+  }
+  return doc;
+}

@@ -1,0 +1,89 @@
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { consumptionOf } from "../../db/quota";
+import { accounts, quotaLimits, quotas } from "../../db/schema";
+import { inScope, scopeOf } from "../../db/scope";
+import { QUOTA_TYPES, type QuotaLine } from "../../domain/quota";
+import { notFound } from "../../lib/errors";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import type * as routes from "./quotas.routes";
+
+/** The quota with each line's live consumption, in one query. */
+async function readQuota(db: Database, accountId: string) {
+  const row = await db
+    .select({
+      accountId: quotas.accountId,
+      revision: quotas.revision,
+      createdByUserId: quotas.createdByUserId,
+      createdDate: quotas.createdDate,
+      lastModifiedByUserId: quotas.lastModifiedByUserId,
+      lastModifiedDate: quotas.lastModifiedDate,
+      lines: sql<string>`(SELECT json_group_array(json_object('type', l.type, 'limit', l.limit_value, 'consumption', ${consumptionOf(sql`l.type`, sql`l.account_id`)})) FROM quota_limits l WHERE l.account_id = ${quotas.accountId})`,
+    })
+    .from(quotas)
+    .where(eq(quotas.accountId, accountId))
+    .get();
+  if (!row) return undefined;
+  const lines = (JSON.parse(row.lines) as QuotaLine[]).sort((a, b) => QUOTA_TYPES.indexOf(a.type) - QUOTA_TYPES.indexOf(b.type));
+  return { revision: row.revision, body: { accountId: row.accountId, quotas: lines, ...auditOut(row) } };
+}
+
+async function mustReadQuota(db: Database, accountId: string) {
+  const quota = await readQuota(db, accountId);
+  if (!quota) throw notFound("Quota");
+  return quota;
+}
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const { accountId } = c.req.valid("param");
+  // An admin of another account learns nothing: same 404 as a missing quota.
+  if (!inScope(scopeOf(c.get("principal")), accountId)) throw notFound("Quota");
+  const quota = await mustReadQuota(c.get("db"), accountId);
+  c.header("ETag", etagOf(quota.revision));
+  return c.json(quota.body, 200);
+};
+
+export const refresh: AppRouteHandler<typeof routes.refresh> = async (c) => {
+  // Consumption is always computed from live objects, so a refresh is a fresh read.
+  const quota = await mustReadQuota(c.get("db"), c.req.valid("param").accountId);
+  c.header("ETag", etagOf(quota.revision));
+  return c.json(quota.body, 200);
+};
+
+export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const existing = await db
+    .select({ id: accounts.id, quotaRevision: quotas.revision })
+    .from(accounts)
+    .leftJoin(quotas, eq(quotas.accountId, accounts.id))
+    .where(eq(accounts.id, body.accountId))
+    .get();
+  if (!existing) throw notFound("Account");
+  if (existing.quotaRevision) checkIfMatch(c, existing.quotaRevision);
+  const audit = auditForCreate(principal);
+  const revision = newRevision();
+  await db.batch([
+    db
+      .insert(quotas)
+      .values({ accountId: body.accountId, revision, ...audit })
+      .onConflictDoUpdate({ target: quotas.accountId, set: { revision, ...auditForUpdate(principal) } }),
+    db.delete(quotaLimits).where(eq(quotaLimits.accountId, body.accountId)),
+    db.insert(quotaLimits).values(body.quotas.map((q) => ({ accountId: body.accountId, type: q.type, limitValue: q.limit }))),
+  ]);
+  const quota = await mustReadQuota(db, body.accountId);
+  c.header("ETag", etagOf(quota.revision));
+  return existing.quotaRevision ? c.json(quota.body, 200) : c.json(quota.body, 201);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const { accountId } = c.req.valid("param");
+  const db = c.get("db");
+  const current = await db.select({ revision: quotas.revision }).from(quotas).where(eq(quotas.accountId, accountId)).get();
+  if (!current) throw notFound("Quota");
+  checkIfMatch(c, current.revision);
+  await db.batch([db.delete(quotaLimits).where(eq(quotaLimits.accountId, accountId)), db.delete(quotas).where(eq(quotas.accountId, accountId))]);
+  return c.body(null, 204);
+};

@@ -1,0 +1,203 @@
+import { and, eq, sql } from "drizzle-orm";
+import { invalidateUser } from "../../auth/cache";
+import type { Database } from "../../db/client";
+import { accessTokens, userGroups, users } from "../../db/schema";
+import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
+import { hashPassword } from "../../domain/passwords";
+import type { Principal } from "../../domain/principal";
+import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
+import { assertMayGrant } from "../../lib/grants";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import { groupsByName } from "../groups/groups.lookup";
+import type { UserWrite } from "./users.schemas";
+import type * as routes from "./users.routes";
+
+/** Users with their group names and every privilege they hold through those groups, in one query. */
+const userColumns = {
+  id: users.id,
+  name: users.name,
+  fullName: users.fullName,
+  email: users.email,
+  accountId: users.accountId,
+  roles: users.roles,
+  revision: users.revision,
+  createdByUserId: users.createdByUserId,
+  createdDate: users.createdDate,
+  lastModifiedByUserId: users.lastModifiedByUserId,
+  lastModifiedDate: users.lastModifiedDate,
+  groups: sql<string>`(SELECT json_group_array(json_object('name', g.name, 'privileges', json(g.privileges))) FROM (SELECT g.name, g.privileges FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${users.id} ORDER BY g.name) g)`,
+};
+
+type UserRow = Omit<typeof users.$inferSelect, "passwordAlgorithm" | "passwordIterations" | "passwordSalt" | "passwordHash" | "groups"> & {
+  groups: string;
+};
+
+interface GroupRef {
+  name: string;
+  privileges: string[];
+}
+
+const groupsOf = (row: UserRow) => JSON.parse(row.groups) as GroupRef[];
+const privilegesOf = (row: UserRow) => [...row.roles, ...groupsOf(row).flatMap((g) => g.privileges)];
+
+/** Password material never leaves this module's queries: the response is built from named members only. */
+function toUser(row: UserRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    fullName: row.fullName ?? null,
+    email: row.email ?? null,
+    accountId: row.accountId,
+    groups: groupsOf(row).map((g) => g.name),
+    roles: row.roles as never[],
+    ...auditOut(row),
+  };
+}
+
+async function findUser(db: Database, principal: Principal, id: string): Promise<UserRow> {
+  const row = await db.select(userColumns).from(users).where(scoped(users.accountId, scopeOf(principal), eq(users.id, id))).get();
+  if (!row) throw notFound("User");
+  return row;
+}
+
+/** Checks a write's account, name, groups and grants; returns the groups to link. */
+async function prepareWrite(db: Database, principal: Principal, body: UserWrite, supervisorName: string | undefined) {
+  const accountId = accountForWrite(principal, body.accountId);
+  if (supervisorName && body.name === supervisorName) throw nameTaken(body.name);
+  const groupRows = await groupsByName(db, accountId, body.groups);
+  assertMayGrant(principal, [...body.roles, ...groupRows.flatMap((g) => g.privileges)], "grant");
+  return { accountId, groupRows };
+}
+
+const nameTaken = (name: string) => duplicated(`A user named '${name}' already exists`);
+
+function mapWriteError(err: unknown, name: string): never {
+  if (isConstraintError(err, "UNIQUE")) throw nameTaken(name);
+  if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.accountId", "No such account");
+  throw err;
+}
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const query = c.req.valid("query");
+  const db = c.get("db");
+  const scope = accountForList(c.get("principal"), query.accountId);
+  const page = await keysetPage(users.name, (r: UserRow) => r.name, query, (keyCondition, orderBy, limit) =>
+    db.select(userColumns).from(users).where(scoped(users.accountId, scope, keyCondition)).orderBy(orderBy).limit(limit).all(),
+  );
+  return c.json({ content: page.content.map(toUser), pageInfo: page.pageInfo }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const { accountId, groupRows } = await prepareWrite(db, principal, body, c.env.SUPERVISOR_USERNAME);
+  const password = await hashPassword(body.password);
+  const id = crypto.randomUUID();
+  const audit = auditForCreate(principal);
+  const values = {
+    id,
+    revision: newRevision(),
+    accountId,
+    name: body.name,
+    fullName: body.fullName ?? null,
+    email: body.email ?? null,
+    roles: [...new Set(body.roles)],
+    passwordAlgorithm: password.algorithm,
+    passwordIterations: password.iterations,
+    passwordSalt: password.salt,
+    passwordHash: password.hash,
+    ...audit,
+  };
+  try {
+    await db.batch([
+      db.insert(users).values(values),
+      ...groupRows.map((g) => db.insert(userGroups).values({ userId: id, groupId: g.id, accountId })),
+    ]);
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  c.header("Location", locationOf(c, id));
+  c.header("ETag", etagOf(values.revision));
+  return c.json(toUser({ ...values, groups: JSON.stringify(sortedGroups(groupRows)) }), 201);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findUser(c.get("db"), c.get("principal"), c.req.valid("param").id);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toUser(row), 200);
+};
+
+export const update: AppRouteHandler<typeof routes.update> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  if (body.id !== undefined && body.id !== id) throw new ApiError("ID_MISMATCH", "Body id differs from the path id");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const current = await findUser(db, principal, id);
+  checkIfMatch(c, current.revision);
+  assertMayGrant(principal, privilegesOf(current), "take control of a user holding");
+  if (body.accountId !== undefined && body.accountId !== current.accountId) {
+    throw invalid("body.accountId", "A user cannot move to another account");
+  }
+  const { groupRows } = await prepareWrite(db, principal, { ...body, accountId: current.accountId }, c.env.SUPERVISOR_USERNAME);
+  const password = body.password ? await hashPassword(body.password) : undefined;
+  const changes = {
+    name: body.name,
+    fullName: body.fullName ?? null,
+    email: body.email ?? null,
+    roles: [...new Set(body.roles)],
+    revision: newRevision(),
+    ...(password && {
+      passwordAlgorithm: password.algorithm,
+      passwordIterations: password.iterations,
+      passwordSalt: password.salt,
+      passwordHash: password.hash,
+    }),
+    ...auditForUpdate(principal),
+  };
+  // Group links are replaced only if the guarded update won: its new revision is unique to this write.
+  const won = sql`EXISTS (SELECT 1 FROM users WHERE id = ${id} AND revision = ${changes.revision})`;
+  let results;
+  try {
+    results = await db.batch([
+      db
+        .update(users)
+        .set(changes)
+        .where(and(eq(users.id, id), eq(users.revision, current.revision)))
+        .returning({ id: users.id }),
+      db.delete(userGroups).where(and(eq(userGroups.userId, id), won)),
+      ...groupRows.map((g) =>
+        db.run(sql`INSERT INTO user_groups (user_id, group_id, account_id) SELECT ${id}, ${g.id}, ${current.accountId} WHERE ${won}`),
+      ),
+    ]);
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  if (results[0].length === 0) throw new ApiError("PRECONDITION_FAILED", "The user was changed concurrently; reload it and retry");
+  invalidateUser(id);
+  c.header("ETag", etagOf(changes.revision));
+  return c.json(toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) }), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const { id } = c.req.valid("param");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const current = await findUser(db, principal, id);
+  if (principal.id === id) throw new ApiError("CANNOT_DELETE_SELF", "You cannot delete yourself");
+  checkIfMatch(c, current.revision);
+  assertMayGrant(principal, privilegesOf(current), "delete a user holding");
+  await db.batch([
+    db.delete(accessTokens).where(eq(accessTokens.userId, id)),
+    db.delete(userGroups).where(eq(userGroups.userId, id)),
+    db.delete(users).where(eq(users.id, id)),
+  ]);
+  invalidateUser(id);
+  return c.body(null, 204);
+};
+
+function sortedGroups(rows: GroupRef[]): GroupRef[] {
+  return [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

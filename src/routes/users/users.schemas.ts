@@ -1,0 +1,56 @@
+import { z } from "@hono/zod-openapi";
+import { PRIVILEGES } from "../../domain/privileges";
+import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
+
+export const PrivilegeSchema = z.enum(PRIVILEGES).openapi("Privilege");
+
+// A Basic username cannot contain ':' and control characters have no place in a name.
+const UsernameSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^:\p{Cc}]+$/u, "Must not contain ':' or control characters");
+
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    fullName: z.string().nullable(),
+    email: z.string().nullable(),
+    accountId: z.string(),
+    groups: z.array(z.string()).openapi({ description: "Names of the account's groups the user belongs to." }),
+    roles: z.array(PrivilegeSchema).openapi({ description: "Extra privileges granted to the user directly." }),
+    ...auditMembers,
+  })
+  .openapi("User");
+
+const userWriteMembers = {
+  id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
+  name: UsernameSchema,
+  fullName: z.string().max(255).nullable().optional(),
+  email: z.email().max(255).nullable().optional(),
+  accountId: z.string().min(1).max(64).optional().openapi({
+    description: "The user's account. Account admins may only name their own; the supervisor names any (default account if omitted).",
+  }),
+  groups: z.array(z.string().min(1).max(255)).max(100).default(["Users"]),
+  roles: z.array(PrivilegeSchema).max(PRIVILEGES.length).default([]),
+};
+
+export const UserCreateSchema = z
+  .object({ ...userWriteMembers, password: z.string().min(8).max(256).openapi({ writeOnly: true }) })
+  .openapi("UserCreate");
+
+export const UserUpdateSchema = z
+  .object({
+    ...userWriteMembers,
+    password: z.string().min(8).max(256).optional().openapi({ writeOnly: true, description: "Omit to keep the current password." }),
+  })
+  .openapi("UserUpdate");
+
+export const UserListQuerySchema = PageQuerySchema.extend({
+  accountId: z.string().min(1).max(64).optional().openapi({ description: "Supervisor only: the account to list (default account otherwise)." }),
+});
+
+export const UserPageSchema = pagedList(UserSchema, "UserPage");
+
+export type UserWrite = z.infer<typeof UserCreateSchema> | z.infer<typeof UserUpdateSchema>;

@@ -1,0 +1,41 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Two projects: pure domain modules run in Node (fast, no runtime needed);
+// everything that touches the Worker runs inside workerd against a real local D1
+// with the project's own migrations applied (see test/integration/setup.ts).
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("./drizzle");
+  return {
+    test: {
+      projects: [
+        {
+          test: {
+            name: "unit",
+            include: ["test/unit/**/*.test.ts"],
+            environment: "node",
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  SUPERVISOR_USERNAME: "supervisor",
+                  SUPERVISOR_PASSWORD: "supervisor-test-password",
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "integration",
+            include: ["test/integration/**/*.test.ts"],
+            setupFiles: ["./test/integration/setup.ts"],
+          },
+        },
+      ],
+    },
+  };
+});
