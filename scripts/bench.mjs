@@ -1,0 +1,117 @@
+// npm run bench: starts the Worker locally (wrangler dev, fresh local D1 with the real
+// migrations), seeds what the scenarios need through the API itself, then drives each
+// scenario with a closed-loop load generator and prints requests/s, p50, p99 and D1 round
+// trips per request (the Worker reports them in X-D1-Round-Trips when EXPOSE_D1_ROUND_TRIPS).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { assertNode22, runWrangler, startWrangler } from "./wrangler.mjs";
+import { scenarios } from "./bench-scenarios.mjs";
+
+assertNode22();
+const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const PORT = Number(process.env.BENCH_PORT ?? 8797);
+const SUPERVISOR = { username: "bench-supervisor", password: "bench-supervisor-password" };
+const base = `http://127.0.0.1:${PORT}`;
+
+const state = mkdtempSync(join(tmpdir(), "amapi-bench-"));
+await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { stdio: "ignore" });
+const worker = startWrangler(
+  [
+    "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", state, "--show-interactive-dev-session=false",
+    "--var", "EXPOSE_D1_ROUND_TRIPS:true",
+    "--var", `SUPERVISOR_USERNAME:${SUPERVISOR.username}`,
+    "--var", `SUPERVISOR_PASSWORD:${SUPERVISOR.password}`,
+    "--var", "CREDENTIAL_CACHE_TTL_SECONDS:600",
+  ],
+  { stdio: ["ignore", "ignore", "inherit"] },
+);
+const stop = () => {
+  worker.kill("SIGTERM");
+  rmSync(state, { recursive: true, force: true });
+};
+process.on("exit", stop);
+
+try {
+  await waitUntilUp();
+  const api = client(base);
+  const rows = [];
+  for (const scenario of scenarios) {
+    const prepared = await scenario.prepare(api, SUPERVISOR);
+    // Warm up: fills the credential cache and JIT before measuring.
+    for (let i = 0; i < 20; i++) await send(prepared);
+    rows.push({ name: scenario.name, ...(await measure(prepared)) });
+  }
+  const floor = rows[0].rps;
+  console.log(`\nDuration ${DURATION_MS / 1000}s per scenario, concurrency ${CONCURRENCY}, wrangler dev on 127.0.0.1\n`);
+  console.log(["scenario".padEnd(52), "req/s".padStart(8), "% floor".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "D1 trips".padStart(9), "errors".padStart(7)].join(" "));
+  for (const r of rows) {
+    console.log([
+      r.name.padEnd(52),
+      r.rps.toFixed(0).padStart(8),
+      `${((r.rps / floor) * 100).toFixed(0)}%`.padStart(8),
+      r.p50.toFixed(2).padStart(8),
+      r.p99.toFixed(2).padStart(8),
+      r.trips.toFixed(2).padStart(9),
+      String(r.errors).padStart(7),
+    ].join(" "));
+  }
+  for (const scenario of scenarios) if (scenario.report) await scenario.report(api, SUPERVISOR);
+} finally {
+  stop();
+}
+
+async function send({ method = "GET", path, headers = {}, body }) {
+  const started = performance.now();
+  const res = await fetch(base + path, { method, headers, body });
+  await res.arrayBuffer();
+  return { ms: performance.now() - started, ok: res.ok, trips: Number(res.headers.get("X-D1-Round-Trips") ?? 0) };
+}
+
+async function measure(request) {
+  const latencies = [];
+  let trips = 0;
+  let errors = 0;
+  const end = performance.now() + DURATION_MS;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const r = await send(typeof request === "function" ? request() : request);
+        latencies.push(r.ms);
+        trips += r.trips;
+        if (!r.ok) errors++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))];
+  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), trips: trips / latencies.length, errors };
+}
+
+async function waitUntilUp() {
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("wrangler dev did not start");
+}
+
+function client(root) {
+  return async function api(method, path, { as, body } = {}) {
+    const headers = { "Content-Type": "application/json" };
+    if (as) headers.Authorization = basicAuth(as);
+    const res = await fetch(root + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+export function basicAuth({ username, password }) {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+}

@@ -1,0 +1,32 @@
+// Runs the project's own wrangler with the Node.js that runs this script. npm puts
+// node_modules/.bin first on PATH, so inside npm scripts `node` is the pinned Node 22 from
+// the `node` devDependency even on machines whose own Node is older (wrangler needs 22+).
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const wranglerBin = fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url));
+
+export function assertNode22() {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major < 22) {
+    console.error(`wrangler needs Node.js 22 or newer; this is ${process.version}. Run through npm (npm start, npm run bench) so the pinned Node from node_modules is used.`);
+    process.exit(1);
+  }
+}
+
+/** Environment for every wrangler call: no telemetry, no prompts. */
+export function wranglerEnv(extra = {}) {
+  return { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: process.env.WRANGLER_LOG ?? "warn", ...extra };
+}
+
+export function runWrangler(args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [wranglerBin, ...args], { stdio: "inherit", env: wranglerEnv(), ...options });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`wrangler ${args[0]} exited with ${code}`))));
+  });
+}
+
+export function startWrangler(args, options = {}) {
+  return spawn(process.execPath, [wranglerBin, ...args], { env: wranglerEnv(), ...options });
+}
