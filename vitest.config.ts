@@ -25,6 +25,7 @@ export default defineConfig(async () => {
                   TEST_MIGRATIONS: migrations,
                   SUPERVISOR_USERNAME: "supervisor",
                   SUPERVISOR_PASSWORD: "supervisor-test-password",
+                  EXPOSE_D1_ROUND_TRIPS: "true",
                 },
               },
             }),

@@ -11,8 +11,12 @@ import { mediaType } from "./middleware/media-type";
 import { requestId } from "./middleware/request-id";
 import { accountsRouter } from "./routes/accounts/accounts.index";
 import { groupsRouter } from "./routes/groups/groups.index";
+import { customMetricsRouter } from "./routes/custom-metrics/metrics.index";
+import { dashboardsRouter } from "./routes/dashboards/dashboards.index";
 import { createMetaRouter } from "./routes/meta/meta.index";
 import { quotasRouter } from "./routes/quotas/quotas.index";
+import { fieldsRouter } from "./routes/source-fields/fields.index";
+import { sourcesRouter } from "./routes/sources/sources.index";
 import { usersRouter } from "./routes/users/users.index";
 
 /**
@@ -40,6 +44,10 @@ export function createApp(contextPath = "") {
   api.route("/api/users", usersRouter);
   api.route("/api/groups", groupsRouter);
   api.route("/api/quota", quotasRouter);
+  api.route("/api/sources", sourcesRouter);
+  api.route("/api/sources/:sourceId/fields", fieldsRouter);
+  api.route("/api/sources/:sourceId/custom-metrics", customMetricsRouter);
+  api.route("/api/dashboards", dashboardsRouter);
 
   app.route(contextPath || "/", api);
   app.notFound((c) => {

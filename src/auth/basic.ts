@@ -1,9 +1,9 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { accounts, users } from "../db/schema";
 import { hashPassword, needsRehash, secretsEqual, sha256Hex, verifyPassword, type StoredPassword } from "../domain/passwords";
 import type { Principal, UserPrincipal } from "../domain/principal";
-import { resolvePrivileges } from "../domain/privileges";
+import { membershipsOf, readMemberships } from "./memberships";
 import { credentialCache } from "./cache";
 
 export interface BasicCredentials {
@@ -64,7 +64,7 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
       salt: users.passwordSalt,
       hash: users.passwordHash,
       accountDisabled: accounts.disabled,
-      groupPrivileges: sql<string>`(SELECT json_group_array(json(g.privileges)) FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${users.id})`,
+      memberships: membershipsOf(users.id),
     })
     .from(users)
     .innerJoin(accounts, eq(accounts.id, users.accountId))
@@ -83,7 +83,7 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
     userId: row.id,
     name: row.name,
     accountId: row.accountId,
-    privileges: resolvePrivileges(row.roles, JSON.parse(row.groupPrivileges) as string[][]),
+    ...readMemberships(row.roles, row.memberships),
     via: "basic",
   };
   credentialCache.set(cacheKey, principal, ctx.cacheTtlMs);

@@ -1,9 +1,9 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { accessTokens, accounts, users } from "../db/schema";
 import { sha256Hex } from "../domain/passwords";
 import type { UserPrincipal } from "../domain/principal";
-import { resolvePrivileges } from "../domain/privileges";
+import { membershipsOf, readMemberships } from "./memberships";
 
 /**
  * Verifies a trusted-access bearer token. Tokens are stored as SHA-256 digests; they are issued
@@ -18,7 +18,7 @@ export async function verifyBearer(token: string, db: Database, now = Date.now()
       accountId: users.accountId,
       roles: users.roles,
       accountDisabled: accounts.disabled,
-      groupPrivileges: sql<string>`(SELECT json_group_array(json(g.privileges)) FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${users.id})`,
+      memberships: membershipsOf(users.id),
     })
     .from(accessTokens)
     .innerJoin(users, eq(users.id, accessTokens.userId))
@@ -31,7 +31,7 @@ export async function verifyBearer(token: string, db: Database, now = Date.now()
     id: row.id,
     name: row.name,
     accountId: row.accountId,
-    privileges: resolvePrivileges(row.roles, JSON.parse(row.groupPrivileges) as string[][]),
+    ...readMemberships(row.roles, row.memberships),
     via: "bearer",
   };
 }

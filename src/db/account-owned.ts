@@ -1,14 +1,25 @@
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client";
-import { accessTokens, accounts, groups, quotaLimits, quotas, userGroups, users } from "./schema";
+import { accessTokens, accounts, groups, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userGroups, users } from "./schema";
 
 /**
  * Everything an account owns, children before parents. Deleting an account deletes these
  * rows and then the account in one D1 batch (one transaction). Every new tenant-owned
  * table must be added here (a test checks that each table with an account_id column is).
  */
-export const ACCOUNT_OWNED_TABLES = [accessTokens, userGroups, quotaLimits, quotas, users, groups] as const;
+export const ACCOUNT_OWNED_TABLES = [
+  sourceReferences,
+  sourceItems,
+  sourcePermissions,
+  sources,
+  accessTokens,
+  userGroups,
+  quotaLimits,
+  quotas,
+  users,
+  groups,
+] as const;
 
 export function deleteAccountStatements(db: Database, accountId: string): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
   return [

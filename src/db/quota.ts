@@ -9,7 +9,9 @@ import { quotaLimits } from "./schema";
  * objects do not exist in this service yet has no entry and counts 0. Resources that add a
  * counted object add its expression here (FILE_SIZE counts bytes of JSON datasets).
  */
-const CONSUMPTION: Partial<Record<QuotaType, (accountId: SQL) => SQL>> = {};
+const CONSUMPTION: Partial<Record<QuotaType, (accountId: SQL) => SQL>> = {
+  SOURCE: (accountId) => sql`SELECT count(*) FROM sources WHERE sources.account_id = ${accountId}`,
+};
 
 export function consumptionOf(type: SQL, accountId: SQL): SQL<number> {
   const cases = Object.entries(CONSUMPTION).map(([t, count]) => sql`WHEN ${t} THEN (${count(accountId)})`);

@@ -15,6 +15,8 @@ export interface UserPrincipal {
   name: string;
   accountId: string;
   privileges: ReadonlySet<Privilege>;
+  /** The groups the user belongs to: source permissions may be granted to them. */
+  groupIds: readonly string[];
   /** How the caller proved who it is: Basic credentials or a trusted-access bearer token. */
   via: "basic" | "bearer";
 }

@@ -34,6 +34,7 @@ export { FUNCTION_DEFINITIONS, lookupFunction } from "./functions";
 export { MAX_NESTING_DEPTH, MAX_TREE_HEIGHT } from "./limits";
 export type { ParseResult } from "./parser";
 export { parseExpression } from "./parser";
+export { namesIn } from "./names";
 export { printExpression } from "./printer";
 export type { TimeUnit } from "./tokens";
 export { TIME_UNITS } from "./tokens";

@@ -22,7 +22,9 @@ export const mediaType: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
   }
   await next();
-  if (c.res.headers.get("Content-Type")?.startsWith("application/json")) {
+  // Only what c.json() sets by default: a handler that chose its own type (the OpenAPI document's
+  // "application/json; charset=UTF-8") keeps it.
+  if (c.res.headers.get("Content-Type") === "application/json") {
     c.res.headers.set("Content-Type", VENDOR_JSON);
   }
 };

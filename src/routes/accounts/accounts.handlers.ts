@@ -13,7 +13,8 @@ type AccountRow = typeof accounts.$inferSelect & { numberOfUsers: number };
 
 const accountColumns = {
   ...getTableColumns(accounts),
-  numberOfUsers: sql<number>`(SELECT count(*) FROM users WHERE users.account_id = ${accounts.id})`.mapWith(Number),
+  // `accounts.id` spelled out: in a single-table select Drizzle renders ${accounts.id} as a bare "id", which the subquery would resolve to users.id.
+  numberOfUsers: sql<number>`(SELECT count(*) FROM users WHERE users.account_id = accounts.id)`.mapWith(Number),
 };
 
 function selectAccounts(db: Database) {

@@ -9,7 +9,11 @@ import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, newRevi
 import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./quotas.routes";
 
-/** The quota with each line's live consumption, in one query. */
+/**
+ * The quota with each line's live consumption, in one query. `quotas.account_id` is spelled out:
+ * in a single-table select Drizzle renders ${quotas.accountId} as a bare "account_id", which the
+ * subquery would resolve to l.account_id (every account's limits).
+ */
 async function readQuota(db: Database, accountId: string) {
   const row = await db
     .select({
@@ -19,7 +23,7 @@ async function readQuota(db: Database, accountId: string) {
       createdDate: quotas.createdDate,
       lastModifiedByUserId: quotas.lastModifiedByUserId,
       lastModifiedDate: quotas.lastModifiedDate,
-      lines: sql<string>`(SELECT json_group_array(json_object('type', l.type, 'limit', l.limit_value, 'consumption', ${consumptionOf(sql`l.type`, sql`l.account_id`)})) FROM quota_limits l WHERE l.account_id = ${quotas.accountId})`,
+      lines: sql<string>`(SELECT json_group_array(json_object('type', l.type, 'limit', l.limit_value, 'consumption', ${consumptionOf(sql`l.type`, sql`l.account_id`)})) FROM quota_limits l WHERE l.account_id = quotas.account_id)`,
     })
     .from(quotas)
     .where(eq(quotas.accountId, accountId))

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
-import { accessTokens, userGroups, users } from "../../db/schema";
+import { accessTokens, groups, userGroups, users } from "../../db/schema";
 import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
 import { hashPassword } from "../../domain/passwords";
 import type { Principal } from "../../domain/principal";
@@ -26,7 +26,8 @@ const userColumns = {
   createdDate: users.createdDate,
   lastModifiedByUserId: users.lastModifiedByUserId,
   lastModifiedDate: users.lastModifiedDate,
-  groups: sql<string>`(SELECT json_group_array(json_object('name', g.name, 'privileges', json(g.privileges))) FROM (SELECT g.name, g.privileges FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${users.id} ORDER BY g.name) g)`,
+  // `users.id` spelled out: in a single-table select Drizzle renders ${users.id} as a bare "id", which the subquery would resolve to g.id.
+  groups: sql<string>`(SELECT json_group_array(json_object('name', g.name, 'privileges', json(g.privileges))) FROM (SELECT g.name, g.privileges FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = users.id ORDER BY g.name) g)`,
 };
 
 type UserRow = Omit<typeof users.$inferSelect, "passwordAlgorithm" | "passwordIterations" | "passwordSalt" | "passwordHash" | "groups"> & {
@@ -168,9 +169,8 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
         .where(and(eq(users.id, id), eq(users.revision, current.revision)))
         .returning({ id: users.id }),
       db.delete(userGroups).where(and(eq(userGroups.userId, id), won)),
-      ...groupRows.map((g) =>
-        db.run(sql`INSERT INTO user_groups (user_id, group_id, account_id) SELECT ${id}, ${g.id}, ${current.accountId} WHERE ${won}`),
-      ),
+      // A query builder, not db.run(sql): Drizzle's D1 batch cannot bind the parameters of a raw statement.
+      ...groupRows.map((g) => db.insert(userGroups).select(sql`SELECT ${id}, ${g.id}, ${current.accountId} WHERE ${won}`)),
     ]);
   } catch (err) {
     mapWriteError(err, body.name);

@@ -1,0 +1,83 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { isAdmin, hasPrivilege, type Principal } from "../domain/principal";
+import {
+  canEditMetrics,
+  canRead,
+  canWrite,
+  effectivePermission,
+  type Grant,
+  type SourcePermission,
+} from "../domain/source-permissions";
+import { forbidden, notFound } from "../lib/errors";
+import type { Database } from "./client";
+import { sourcePermissions, sources } from "./schema";
+import { scopeOf, scoped } from "./scope";
+
+/**
+ * Access to data sources. A source of another account is not found (404); a source of the
+ * caller's account that it may not use is forbidden (403). The supervisor is no member of
+ * any account and holds no source permission. Rule: src/domain/source-permissions.ts.
+ */
+const userId = (p: Principal) => (p.kind === "user" ? p.id : "");
+const groupIdsJson = (p: Principal) => JSON.stringify(p.kind === "user" ? p.groupIds : []);
+
+/** The grants naming the caller or one of its groups, as a JSON array column. */
+function grantsOf(principal: Principal): SQL<string> {
+  return sql<string>`(SELECT json_group_array(${sourcePermissions.permission}) FROM ${sourcePermissions}
+    WHERE ${sourcePermissions.sourceId} = ${sources.id}
+      AND ((${sourcePermissions.principalType} = 'USER' AND ${sourcePermissions.principalId} = ${userId(principal)})
+        OR (${sourcePermissions.principalType} = 'GROUP' AND ${sourcePermissions.principalId} IN (SELECT value FROM json_each(${groupIdsJson(principal)})))))`;
+}
+
+/** A query for one source in the caller's scope, with the facts its permission derives from. Batchable. */
+export function selectSourceWithAccess(db: Database, principal: Principal, sourceId: string) {
+  return db
+    .select({ source: sources, grants: grantsOf(principal) })
+    .from(sources)
+    .where(scoped(sources.accountId, scopeOf(principal), eq(sources.id, sourceId)));
+}
+
+export type SourceWithAccess = { source: typeof sources.$inferSelect; grants: string };
+
+export function permissionOn(principal: Principal, row: SourceWithAccess): SourcePermission {
+  if (principal.kind !== "user") return "NONE";
+  return effectivePermission({
+    isAccountAdmin: isAdmin(principal),
+    isOwner: row.source.ownerUserId === principal.id,
+    grants: JSON.parse(row.grants) as Grant[],
+  });
+}
+
+export type SourceNeed = "READ" | "WRITE" | "EDIT_METRICS";
+
+/** Checks a loaded source against what the operation needs; returns the source and the caller's permission. */
+export function requireSource(principal: Principal, row: SourceWithAccess | undefined, need: SourceNeed) {
+  if (!row) throw notFound("Source");
+  const permission = permissionOn(principal, row);
+  const allowed =
+    need === "READ"
+      ? canRead(permission)
+      : need === "WRITE"
+        ? canWrite(permission)
+        : canEditMetrics(permission, hasPrivilege(principal, "ROLE_EDIT_FORMULAS"));
+  if (!allowed) {
+    throw forbidden(
+      need === "EDIT_METRICS"
+        ? "Editing custom metrics needs WRITE on the source, or READ plus ROLE_EDIT_FORMULAS"
+        : `This operation needs ${need} permission on the source`,
+    );
+  }
+  return { source: row.source, permission };
+}
+
+export async function loadSource(db: Database, principal: Principal, sourceId: string, need: SourceNeed) {
+  return requireSource(principal, await selectSourceWithAccess(db, principal, sourceId).get(), need);
+}
+
+/** SQL condition: the caller may READ the source (mirrors effectivePermission for lists). */
+export function readableBy(principal: Principal): SQL {
+  if (principal.kind !== "user") return sql`0`;
+  const account = eq(sources.accountId, principal.accountId);
+  if (isAdmin(principal)) return account;
+  return and(account, sql`(${sources.ownerUserId} = ${principal.id} OR ${grantsOf(principal)} <> '[]')`)!;
+}

@@ -1,0 +1,101 @@
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { ExpressionContext, TypedName } from "../domain/expression";
+import type { DataType } from "../domain/expression";
+import { ApiError, type Problem } from "../lib/errors";
+import type { Database } from "./client";
+import { sourceItems, sourceReferences } from "./schema";
+
+/**
+ * Storage helpers shared by a source's fields and custom metrics: loading the names an
+ * expression mentions, the reference graph, the users of an item, and (re)writing references.
+ * The query builders return unexecuted queries so handlers can put them in one D1 batch.
+ */
+export type ItemKind = "FIELD" | "METRIC";
+export type ReferenceKind = "DERIVED_FIELD" | "CUSTOM_METRIC" | "HIERARCHY";
+
+export function selectItemsByName(db: Database, sourceId: string, names: readonly string[]) {
+  // json_each keeps the statement at one bound parameter however many names there are.
+  return db
+    .select({ id: sourceItems.id, name: sourceItems.name, kind: sourceItems.kind, dataType: sourceItems.dataType, body: sourceItems.body, revision: sourceItems.revision })
+    .from(sourceItems)
+    .where(and(eq(sourceItems.sourceId, sourceId), inArray(sourceItems.name, sql`(SELECT value FROM json_each(${JSON.stringify(names)}))`)));
+}
+
+export type ItemRef = { name: string; kind: string; dataType: string };
+
+export function expressionContext(items: readonly ItemRef[], selfName?: string): ExpressionContext {
+  const fields = new Map<string, TypedName>();
+  const metrics = new Map<string, TypedName>();
+  for (const item of items) (item.kind === "FIELD" ? fields : metrics).set(item.name, { dataType: item.dataType as DataType });
+  return { fields, metrics, selfName };
+}
+
+/** The edges among items of one reference kind (metric -> metrics, derived field -> fields). */
+export function selectReferenceGraph(db: Database, sourceId: string, kind: ReferenceKind) {
+  return db
+    .select({ user: sourceReferences.userName, used: sourceReferences.usedName })
+    .from(sourceReferences)
+    .where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.userKind, kind)));
+}
+
+export function toGraph(edges: readonly { user: string; used: string }[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const { user, used } of edges) graph.set(user, [...(graph.get(user) ?? []), used]);
+  return graph;
+}
+
+/** The items that use `name`. */
+export function selectUsersOf(db: Database, sourceId: string, name: string) {
+  return db
+    .select({ id: sourceItems.id, name: sourceReferences.userName, type: sourceReferences.userKind })
+    .from(sourceReferences)
+    .innerJoin(sourceItems, and(eq(sourceItems.sourceId, sourceReferences.sourceId), eq(sourceItems.name, sourceReferences.userName)))
+    .where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.usedName, name)));
+}
+
+/** 400 whose Problem lists, as ObjectUsage, the items that still use `name`. */
+export function inUse(name: string, users: readonly { id: string; name: string; type: string }[], action: string): ApiError {
+  const problem: Problem = {
+    name,
+    message: `'${name}' is used by ${users.map((u) => `${u.type} '${u.name}'`).join(", ")}`,
+    level: "ERROR",
+    dependencies: { [name]: { hasOtherUsages: false, accessible: users.map((u) => ({ id: u.id, name: u.name, type: u.type })) } },
+  };
+  return new ApiError("VALIDATION_FAILED", `Cannot ${action} '${name}': it is in use`, { problems: [problem] });
+}
+
+export interface ReferenceWrite {
+  sourceId: string;
+  accountId: string;
+  userName: string;
+  userKind: ReferenceKind;
+  usedNames: readonly string[];
+}
+
+/** Statements that make `userName`'s references exactly `usedNames`; `onlyIf` guards them (e.g. the write won). */
+export function replaceReferences(db: Database, write: ReferenceWrite, onlyIf?: SQL) {
+  const guard = onlyIf ?? sql`1`;
+  const usedJson = JSON.stringify([...new Set(write.usedNames)]);
+  return [
+    db
+      .delete(sourceReferences)
+      .where(and(eq(sourceReferences.sourceId, write.sourceId), eq(sourceReferences.userName, write.userName), guard)),
+    db.insert(sourceReferences).select(
+      db
+        .select({
+          sourceId: sql<string>`${write.sourceId}`.as("source_id"),
+          accountId: sql<string>`${write.accountId}`.as("account_id"),
+          userName: sql<string>`${write.userName}`.as("user_name"),
+          userKind: sql<string>`${write.userKind}`.as("user_kind"),
+          usedName: sql<string>`value`.as("used_name"),
+        })
+        .from(sql`json_each(${usedJson})`)
+        .where(guard),
+    ),
+  ] as const;
+}
+
+/** A guard that holds when the item `name` of the source now carries `revision`: true only if this write's update won. */
+export function itemHasRevision(sourceId: string, name: string, revision: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM source_items WHERE source_id = ${sourceId} AND name = ${name} AND revision = ${revision})`;
+}

@@ -1,0 +1,231 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Context } from "hono";
+import type { Database } from "../../db/client";
+import { schema } from "../../db/client";
+import { requireSource, selectSourceWithAccess } from "../../db/source-access";
+import {
+  expressionContext,
+  inUse,
+  itemHasRevision,
+  replaceReferences,
+  selectItemsByName,
+  selectReferenceGraph,
+  selectUsersOf,
+  toGraph,
+} from "../../db/source-items";
+import { checkExpressionTree, findMetricCycle, namesIn, parseExpression, type Expression } from "../../domain/expression";
+import { firstFreeName, type FieldDataType } from "../../domain/source-fields";
+import { ApiError, duplicated, invalid, isConstraintError } from "../../lib/errors";
+import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import type { AppEnv } from "../../lib/types";
+import { expressionError, validationResult } from "../sources/expressions";
+import { deleteItem, loadItem, setItemVisibility } from "../sources/item-operations";
+import { assertDataTypeAgrees, buildField, chooseFieldName, nativeDataType, toField, type StoredOrigin } from "./fields.model";
+import type { FieldInput } from "./fields.schemas";
+import type * as routes from "./fields.routes";
+
+const { sourceItems } = schema;
+const NO_NAME = "\u0000"; // matches no item: names cannot hold NUL
+
+/** Names that start with `base`, to pick a free generated name. */
+function selectNamesStartingWith(db: Database, sourceId: string, base: string) {
+  return db
+    .select({ name: sourceItems.name })
+    .from(sourceItems)
+    .where(and(eq(sourceItems.sourceId, sourceId), sql`substr(${sourceItems.name}, 1, length(${base})) = ${base}`));
+}
+
+/** What a write's origin references, known before touching storage. */
+function referencedByOrigin(input: FieldInput): { ast?: Expression; names: string[] } {
+  switch (input.origin.type) {
+    case "NATIVE":
+      return { names: [] };
+    case "DERIVED": {
+      const parsed = parseExpression(input.origin.derivedOrigin.expression);
+      if (!parsed.ok) throw expressionError(parsed.error, "body.origin.derivedOrigin.expression");
+      return { ast: parsed.ast, names: namesIn(parsed.ast) };
+    }
+    case "HIERARCHY": {
+      const { childParent, labelField } = input.origin.hierarchyOrigin;
+      return { names: [childParent.childField, childParent.parentField, ...(labelField ? [labelField] : [])] };
+    }
+  }
+}
+
+type Item = { id: string; name: string; kind: string; dataType: string; body: Record<string, unknown>; revision: string };
+
+/** Resolves the origin against the source: the field's data type, its stored origin and what it references. */
+function resolveOrigin(input: FieldInput, name: string, ast: Expression | undefined, items: Item[], derivedGraph: Map<string, string[]>) {
+  const byName = new Map(items.filter((i) => i.name !== name).map((i) => [i.name, i]));
+  switch (input.origin.type) {
+    case "NATIVE":
+      return { dataType: nativeDataType(input), origin: input.origin as StoredOrigin, references: [] as string[] };
+    case "DERIVED": {
+      const result = checkExpressionTree(ast!, expressionContext([...byName.values()], name), "row");
+      if (!result.ok) throw expressionError(result.error, "body.origin.derivedOrigin.expression");
+      const cycle = findMetricCycle(name, result.referencedFields, derivedGraph);
+      if (cycle) throw invalid("body.origin.derivedOrigin.expression", `Derived fields may not reference each other in a cycle: ${cycle.join(" -> ")}`);
+      assertDataTypeAgrees(input, result.dataType as FieldDataType);
+      const { expression, calendarId } = input.origin.derivedOrigin;
+      return {
+        dataType: result.dataType as FieldDataType,
+        origin: { type: "DERIVED", derivedOrigin: { expression, ...(calendarId && { calendarId }), referencedFieldNames: result.referencedFields } } as StoredOrigin,
+        references: result.referencedFields,
+      };
+    }
+    case "HIERARCHY": {
+      const { childParent, labelField } = input.origin.hierarchyOrigin;
+      const member = (fieldName: string, path: string) => {
+        const item = byName.get(fieldName);
+        if (!item || item.kind !== "FIELD") throw invalid(path, `Field '${fieldName}' not found in the source`);
+        if (item.dataType === "HIERARCHY") throw invalid(path, `Field '${fieldName}' is itself a hierarchy`);
+        return item;
+      };
+      const child = member(childParent.childField, "body.origin.hierarchyOrigin.childParent.childField");
+      const parent = member(childParent.parentField, "body.origin.hierarchyOrigin.childParent.parentField");
+      if (child.name === parent.name) throw invalid("body.origin.hierarchyOrigin.childParent", "Child and parent must be two different fields");
+      if (child.dataType !== parent.dataType) {
+        throw invalid("body.origin.hierarchyOrigin.childParent", `Child (${child.dataType}) and parent (${parent.dataType}) must have the same type`);
+      }
+      if (labelField) member(labelField, "body.origin.hierarchyOrigin.labelField");
+      assertDataTypeAgrees(input, "HIERARCHY");
+      return { dataType: "HIERARCHY" as const, origin: input.origin as StoredOrigin, references: [child.name, parent.name, ...(labelField ? [labelField] : [])] };
+    }
+  }
+}
+
+/**
+ * Creates (POST, or PUT of a new name) or replaces (PUT) a field. One batched read loads the
+ * source's access facts and every name the write involves; one batched write stores the field
+ * and its references. A concurrent creation of the same name is retried once as a replacement.
+ */
+async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInput, pathName: string | undefined, retried = false) {
+  const db = c.get("db");
+  const principal = c.get("principal");
+  if (pathName !== undefined && input.name !== undefined && input.name !== pathName) {
+    throw invalid("body.name", "A field's name is immutable: it must equal the name in the path");
+  }
+  const { ast, names } = referencedByOrigin(input);
+  const explicitName = pathName ?? input.name;
+  const generatedBase = explicitName === undefined ? chooseFieldName(input, new Set()) : NO_NAME;
+
+  const [access, items, graph, users, similar] = await db.batch([
+    selectSourceWithAccess(db, principal, sourceId),
+    selectItemsByName(db, sourceId, [...names, explicitName ?? NO_NAME]),
+    selectReferenceGraph(db, sourceId, "DERIVED_FIELD"),
+    selectUsersOf(db, sourceId, explicitName ?? NO_NAME),
+    selectNamesStartingWith(db, sourceId, generatedBase),
+  ]);
+  const { source } = requireSource(principal, access[0], "WRITE");
+  const current = explicitName === undefined ? undefined : items.find((i) => i.name === explicitName);
+  if (current && (current.kind !== "FIELD" || pathName === undefined)) {
+    throw duplicated(`The name '${explicitName}' is already used by a ${current.kind === "FIELD" ? "field" : "custom metric"} of the source`, 409);
+  }
+  if (current) checkIfMatch(c, current.revision);
+  const name = explicitName ?? firstFreeName(generatedBase, new Set(similar.map((s) => s.name)));
+
+  const resolved = resolveOrigin(input, name, ast, items, toGraph(graph));
+  if (current && current.dataType !== resolved.dataType && users.length > 0) throw inUse(name, users, "change the type of");
+  const field = buildField(input, name, resolved.dataType, resolved.origin, source.features);
+  const references = {
+    sourceId,
+    accountId: source.accountId,
+    userName: name,
+    userKind: input.origin.type === "HIERARCHY" ? ("HIERARCHY" as const) : ("DERIVED_FIELD" as const),
+    usedNames: resolved.references,
+  };
+  const revision = newRevision();
+
+  try {
+    if (!current) {
+      const audit = auditForCreate(principal);
+      const row = { id: crypto.randomUUID(), revision, sourceId, accountId: source.accountId, kind: "FIELD", ...field, ...audit };
+      await db.batch([db.insert(sourceItems).values(row), ...replaceReferences(db, references)]);
+      return { row, created: true };
+    }
+    const changes = { dataType: field.dataType, body: field.body, revision, ...auditForUpdate(principal) };
+    const [updated] = await db.batch([
+      db
+        .update(sourceItems)
+        .set(changes)
+        .where(and(eq(sourceItems.id, current.id), eq(sourceItems.revision, current.revision)))
+        .returning(),
+      ...replaceReferences(db, references, itemHasRevision(sourceId, name, revision)),
+    ]);
+    if (updated.length === 0) {
+      if (retried || c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "The field was changed concurrently; reload it and retry");
+      return writeField(c, sourceId, input, pathName, true);
+    }
+    return { row: updated[0]!, created: false };
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE") && !current && pathName !== undefined && !retried) return writeField(c, sourceId, input, pathName, true);
+    if (isConstraintError(err, "UNIQUE")) throw duplicated(`The name '${name}' is already used in the source`, 409);
+    if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.origin", "A field this one references was deleted meanwhile; retry");
+    throw err;
+  }
+}
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const { sourceId } = c.req.valid("param");
+  const db = c.get("db");
+  const { source } = requireSource(c.get("principal"), await selectSourceWithAccess(db, c.get("principal"), sourceId).get(), "READ");
+  type Row = typeof sourceItems.$inferSelect;
+  const page = await keysetPage(sourceItems.name, (r: Row) => r.name, c.req.valid("query"), (keyCondition, orderBy, limit) =>
+    db
+      .select()
+      .from(sourceItems)
+      .where(and(eq(sourceItems.sourceId, source.id), eq(sourceItems.kind, "FIELD"), keyCondition))
+      .orderBy(orderBy)
+      .limit(limit)
+      .all(),
+  );
+  return c.json({ content: page.content.map(toField), pageInfo: page.pageInfo }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const { row } = await writeField(c, c.req.valid("param").sourceId, c.req.valid("json"), undefined);
+  c.header("Location", locationOf(c, row.name));
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toField(row), 201);
+};
+
+export const put: AppRouteHandler<typeof routes.put> = async (c) => {
+  const { sourceId, fieldName } = c.req.valid("param");
+  const { row, created } = await writeField(c, sourceId, c.req.valid("json"), fieldName);
+  c.header("ETag", etagOf(row.revision));
+  return created ? c.json(toField(row), 201) : c.json(toField(row), 200);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const { sourceId, fieldName } = c.req.valid("param");
+  const { item } = await loadItem(c, sourceId, "FIELD", fieldName, "READ");
+  c.header("ETag", etagOf(item.revision));
+  return c.json(toField(item), 200);
+};
+
+export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
+  const { sourceId, fieldName } = c.req.valid("param");
+  const row = await setItemVisibility(c, sourceId, fieldName, "FIELD", c.req.valid("json").visible);
+  return c.json(toField(row), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const { sourceId, fieldName } = c.req.valid("param");
+  await deleteItem(c, sourceId, fieldName, "FIELD");
+  return c.body(null, 204);
+};
+
+export const validate: AppRouteHandler<typeof routes.validate> = async (c) => {
+  const { sourceId } = c.req.valid("param");
+  const { expression } = c.req.valid("json");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const parsed = parseExpression(expression);
+  const names = parsed.ok ? namesIn(parsed.ast) : [];
+  const [access, items] = await db.batch([selectSourceWithAccess(db, principal, sourceId), selectItemsByName(db, sourceId, names)]);
+  requireSource(principal, access[0], "READ");
+  const result = parsed.ok ? checkExpressionTree(parsed.ast, expressionContext(items), "row") : parsed;
+  return c.json(validationResult(result), 200);
+};
+

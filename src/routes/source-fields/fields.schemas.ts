@@ -1,0 +1,161 @@
+import { z } from "@hono/zod-openapi";
+import { DATA_TYPES, DEFAULT_METRICS, FIELD_NAME_PATTERN } from "../../domain/source-fields";
+import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
+import { GranularitySchema, NumberFormatSchema, TimeFieldFormatOptionsSchema, TimeZoneSchema } from "../sources/formats.schemas";
+
+export const FieldNameSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(FIELD_NAME_PATTERN, "Must start with a letter or '_' and hold only letters, digits, '_' and '.'");
+
+export const DataTypeSchema = z.enum(DATA_TYPES).openapi("DataType");
+
+/** Accepted in any case (COUNT, count); answered in the spec's lower case. */
+export const DefaultMetricSchema = z
+  .string()
+  .transform((s) => s.toLowerCase())
+  .pipe(z.enum(DEFAULT_METRICS))
+  .openapi({ type: "string", enum: [...DEFAULT_METRICS] });
+
+const NativeOriginSchema = z.object({
+  originalName: z.string().min(1).max(255),
+  originalType: z.string().max(64).optional(),
+  dataEntityId: z.string().max(255).optional(),
+  rawFormat: z.record(z.string(), z.unknown()).optional(),
+  metaFlags: z.array(z.string().max(64)).max(32).optional(),
+  partitionedBy: z.object({ field: z.string().max(255), function: z.string().max(64) }).optional(),
+});
+
+export const MAX_EXPRESSION_LENGTH = 10_000;
+export const ExpressionTextSchema = z.string().min(1).max(MAX_EXPRESSION_LENGTH);
+
+const DerivedOriginSchema = z.object({
+  expression: ExpressionTextSchema,
+  calendarId: z.string().max(64).optional(),
+  referencedFieldNames: z.array(z.string()).optional().openapi({ readOnly: true, description: "Computed by the server; ignored when sent." }),
+});
+
+const HierarchyOriginSchema = z.object({
+  childParent: z.object({ childField: FieldNameSchema, parentField: FieldNameSchema }),
+  labelField: FieldNameSchema.optional(),
+});
+
+export const OriginSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("NATIVE"), nativeOrigin: NativeOriginSchema }),
+    z.object({ type: z.literal("DERIVED"), derivedOrigin: DerivedOriginSchema }),
+    z.object({ type: z.literal("HIERARCHY"), hierarchyOrigin: HierarchyOriginSchema }),
+  ])
+  .openapi("FieldOrigin");
+
+const FieldFormatSchema = z.object({
+  time: z
+    .object({ granularity: GranularitySchema.optional(), timeZone: TimeZoneSchema.optional(), options: TimeFieldFormatOptionsSchema.optional() })
+    .optional(),
+  number: NumberFormatSchema.optional(),
+  url: z
+    .object({
+      type: z.string().max(32).optional(),
+      src: z.string().max(2048).optional(),
+      width: z.number().int().min(0).max(10000).optional(),
+      height: z.number().int().min(0).max(10000).optional(),
+    })
+    .optional(),
+});
+
+const StatisticsSchema = z.object({
+  override: z
+    .object({ min: z.number().optional(), max: z.number().optional(), distinctValues: z.array(z.unknown()).max(1000).optional() })
+    .optional(),
+  cacheEnabled: z.boolean().optional(),
+  refreshable: z.boolean().optional(),
+  lookup: z.object({ raw: z.object({ dataEntityId: z.string().max(255).optional(), originalFieldName: z.string().max(255).optional() }) }).optional(),
+  cardinality: z.number().int().min(0).optional(),
+});
+
+const fieldMembers = {
+  label: z.string().max(255).optional(),
+  visible: z.boolean().default(true),
+  origin: OriginSchema,
+  defaultMetric: DefaultMetricSchema.optional(),
+  dataType: DataTypeSchema.optional().openapi({ description: "Detected from the origin when not given; a contradicting value is a 400." }),
+  format: FieldFormatSchema.optional(),
+  statistics: StatisticsSchema.optional(),
+  facetFiltering: z
+    .object({ enabled: z.boolean(), order: z.number().int().min(0).max(10000).optional() })
+    .optional()
+    .openapi({ description: "Only for sources with the TEXT_SEARCH feature." }),
+  granularity: GranularitySchema.optional(),
+  disabledCapabilities: z.array(z.string().max(64)).max(32).optional(),
+  fieldMetadata: z
+    .record(z.string().max(255), z.unknown())
+    .refine((m) => JSON.stringify(m).length <= 16_384, "fieldMetadata is limited to 16 KB of JSON")
+    .optional(),
+  fieldName: z.string().optional().openapi({ deprecated: true, description: "Deprecated duplicate of name; ignored when sent." }),
+  originalFieldName: z.string().optional().openapi({ deprecated: true, description: "Deprecated; ignored when sent." }),
+};
+
+export const FieldCreateSchema = z
+  .object({ name: FieldNameSchema.optional().openapi({ description: "Generated from the label or original name when missing." }), ...fieldMembers })
+  .openapi("FieldCreate");
+
+export const FieldPutSchema = z
+  .object({ name: FieldNameSchema.optional().openapi({ description: "Immutable: must equal the path's name when sent." }), ...fieldMembers })
+  .openapi("FieldPut");
+
+export type FieldInput = z.infer<typeof FieldCreateSchema>;
+
+export const FieldSchema = z
+  .object({
+    origin: z.object({
+      type: z.enum(["NATIVE", "DERIVED", "HIERARCHY"]),
+      nativeOrigin: NativeOriginSchema.optional(),
+      derivedOrigin: DerivedOriginSchema.extend({ referencedFieldNames: z.array(z.string()) }).optional(),
+      hierarchyOrigin: HierarchyOriginSchema.optional(),
+    }),
+    name: z.string(),
+    label: z.string(),
+    visible: z.boolean(),
+    defaultMetric: z.enum(DEFAULT_METRICS),
+    dataType: DataTypeSchema,
+    format: FieldFormatSchema.optional(),
+    statistics: StatisticsSchema.optional(),
+    facetFiltering: z.object({ enabled: z.boolean(), order: z.number().int().optional() }).optional(),
+    granularity: GranularitySchema.nullable(),
+    disabledCapabilities: z.array(z.string()),
+    fieldMetadata: z.record(z.string(), z.unknown()),
+    rawFormatSupportTimeGroup: z.boolean(),
+    fieldName: z.string().openapi({ deprecated: true, description: "Deprecated duplicate of `name`. Scheduled for removal at 23.3." }),
+    originalFieldName: z
+      .string()
+      .nullable()
+      .openapi({ deprecated: true, description: "Deprecated duplicate of `origin.nativeOrigin.originalName`. Scheduled for removal at 23.3." }),
+    ...auditMembers,
+  })
+  .openapi("SourceField");
+
+export const FieldPageSchema = pagedList(FieldSchema, "SourceFieldPage");
+export const FieldListQuerySchema = PageQuerySchema;
+
+export const FieldPathSchema = z.object({
+  sourceId: z.string().min(1).max(64).openapi({ param: { name: "sourceId", in: "path" } }),
+  fieldName: z.string().min(1).max(255).openapi({ param: { name: "fieldName", in: "path" } }),
+});
+
+export const FieldPatchSchema = z.object({ visible: z.boolean() }).openapi("FieldPatch");
+
+export const ValidateExpressionSchema = z.object({ expression: z.string().max(MAX_EXPRESSION_LENGTH) }).openapi("ValidateExpression");
+
+export const ValidationResultSchema = z
+  .object({
+    valid: z.boolean(),
+    dataType: DataTypeSchema.nullable(),
+    referencedFields: z.array(z.string()),
+    error: z.object({
+      type: z.enum(["NONE", "SYNTAX", "VALIDATION", "DUPLICATED"]),
+      message: z.string().nullable(),
+      syntaxError: z.object({ line: z.number().int(), column: z.number().int() }).nullable(),
+    }),
+  })
+  .openapi("ExpressionValidationResult");

@@ -1,0 +1,71 @@
+import { and, eq } from "drizzle-orm";
+import type { Context } from "hono";
+import type { Database } from "../../db/client";
+import { sourceItems, sourceReferences } from "../../db/schema";
+import { requireSource, selectSourceWithAccess } from "../../db/source-access";
+import { inUse, selectUsersOf, type ItemKind } from "../../db/source-items";
+import { ApiError, isConstraintError, notFound } from "../../lib/errors";
+import { auditForUpdate, checkIfMatch, etagOf, newRevision } from "../../lib/http";
+import type { AppEnv } from "../../lib/types";
+
+/** Operations that fields and custom metrics share: find one, show/hide it, delete it. */
+const NEED = { FIELD: "WRITE", METRIC: "EDIT_METRICS" } as const;
+const NOUN = { FIELD: "Field", METRIC: "Custom metric" } as const;
+
+export function selectItem(db: Database, sourceId: string, kind: ItemKind, name: string) {
+  return db
+    .select()
+    .from(sourceItems)
+    .where(and(eq(sourceItems.sourceId, sourceId), eq(sourceItems.kind, kind), eq(sourceItems.name, name)));
+}
+
+/** Loads the source (checking `need`) and the item in one round trip. */
+export async function loadItem(c: Context<AppEnv>, sourceId: string, kind: ItemKind, name: string, need: "READ" | "WRITE" | "EDIT_METRICS") {
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const [access, items] = await db.batch([selectSourceWithAccess(db, principal, sourceId), selectItem(db, sourceId, kind, name)]);
+  const { source } = requireSource(principal, access[0], need);
+  const item = items[0];
+  if (!item) throw notFound(NOUN[kind]);
+  return { source, item };
+}
+
+export async function setItemVisibility(c: Context<AppEnv>, sourceId: string, name: string, kind: ItemKind, visible: boolean) {
+  const { item } = await loadItem(c, sourceId, kind, name, NEED[kind]);
+  checkIfMatch(c, item.revision);
+  const updated = await c
+    .get("db")
+    .update(sourceItems)
+    .set({ body: { ...item.body, visible }, revision: newRevision(), ...auditForUpdate(c.get("principal")) })
+    .where(and(eq(sourceItems.id, item.id), eq(sourceItems.revision, item.revision)))
+    .returning()
+    .get();
+  if (!updated) throw new ApiError("PRECONDITION_FAILED", `The ${NOUN[kind].toLowerCase()} was changed concurrently; reload it and retry`);
+  c.header("ETag", etagOf(updated.revision));
+  return updated;
+}
+
+/** Deletes a field or metric that nothing uses; the foreign key on references refuses a concurrent new user too. */
+export async function deleteItem(c: Context<AppEnv>, sourceId: string, name: string, kind: ItemKind) {
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const [access, items, users] = await db.batch([
+    selectSourceWithAccess(db, principal, sourceId),
+    selectItem(db, sourceId, kind, name),
+    selectUsersOf(db, sourceId, name),
+  ]);
+  requireSource(principal, access[0], NEED[kind]);
+  const item = items[0];
+  if (!item) throw notFound(NOUN[kind]);
+  checkIfMatch(c, item.revision);
+  if (users.length > 0) throw inUse(name, users, "delete");
+  try {
+    await db.batch([
+      db.delete(sourceReferences).where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.userName, name))),
+      db.delete(sourceItems).where(eq(sourceItems.id, item.id)),
+    ]);
+  } catch (err) {
+    if (isConstraintError(err, "FOREIGN KEY")) throw inUse(name, await selectUsersOf(db, sourceId, name).all(), "delete");
+    throw err;
+  }
+}

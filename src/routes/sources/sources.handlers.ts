@@ -1,0 +1,230 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { loadSource, readableBy } from "../../db/source-access";
+import { assertWithinQuota } from "../../db/quota";
+import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
+import { expressionSyntaxCatalogue } from "../../domain/expression";
+import type { UserPrincipal } from "../../domain/principal";
+import { ApiError, duplicated, isConstraintError, type Problem } from "../../lib/errors";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import { VOLUME_METRIC } from "../custom-metrics/metrics.model";
+import { buildField, chooseFieldName, nativeDataType } from "../source-fields/fields.model";
+import type * as routes from "./sources.routes";
+
+type SourceRow = typeof sources.$inferSelect;
+
+export function toSource(row: SourceRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description ?? null,
+    accountId: row.accountId,
+    connectionId: row.connectionId ?? null,
+    features: row.features,
+    enabled: row.enabled,
+    ownerUserId: row.ownerUserId ?? null,
+    ...auditOut(row),
+  };
+}
+
+const nameTaken = (name: string) => duplicated(`A source named '${name}' already exists in the account`);
+
+// source_items has 13 columns: 7 rows keep an INSERT under D1's 100 bound parameters.
+const ITEM_ROWS_PER_INSERT = 7;
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const query = c.req.valid("query");
+  const db = c.get("db");
+  const readable = readableBy(c.get("principal"));
+  const page = await keysetPage(sources.name, (r: SourceRow) => r.name, query, (keyCondition, orderBy, limit) =>
+    db.select().from(sources).where(and(readable, keyCondition)).orderBy(orderBy).limit(limit).all(),
+  );
+  return c.json({ content: page.content.map(toSource), pageInfo: page.pageInfo }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  // The route demands ROLE_CREATE_SOURCES, which only users of an account hold.
+  const principal = c.get("principal") as UserPrincipal;
+  const accountId = principal.accountId;
+
+  const taken = new Set<string>([VOLUME_METRIC.name]);
+  const problems: Problem[] = [];
+  const fields = body.fields.flatMap((input, i) => {
+    if (input.origin.type !== "NATIVE") {
+      problems.push({ name: `body.fields[${i}].origin.type`, message: "Fields created with a source must be NATIVE", level: "ERROR" });
+      return [];
+    }
+    const name = chooseFieldName(input, taken);
+    if (taken.has(name)) {
+      problems.push({ name: `body.fields[${i}].name`, message: `The name '${name}' is used twice`, level: "ERROR" });
+      return [];
+    }
+    taken.add(name);
+    return [buildField(input, name, nativeDataType(input), input.origin, body.features)];
+  });
+  if (problems.length > 0) {
+    const status = problems.some((p) => p.message.includes("used twice")) ? "DUPLICATED" : "VALIDATION_FAILED";
+    throw new ApiError(status, "Invalid inline fields", { problems });
+  }
+  await assertWithinQuota(db, accountId, "SOURCE");
+
+  const audit = auditForCreate(principal);
+  const id = crypto.randomUUID();
+  const source = {
+    id,
+    revision: newRevision(),
+    accountId,
+    name: body.name,
+    description: body.description ?? null,
+    connectionId: body.connectionId ?? null,
+    features: [...new Set(body.features)],
+    enabled: body.enabled,
+    ownerUserId: principal.id,
+    fieldsSecurityEnabled: false,
+    customMetricsSecurityEnabled: false,
+    ...audit,
+  };
+  const items = [
+    { ...VOLUME_METRIC, kind: "METRIC" },
+    ...fields.map((f) => ({ ...f, kind: "FIELD" })),
+  ].map((item) => ({ id: crypto.randomUUID(), revision: newRevision(), sourceId: id, accountId, ...item, ...audit }));
+  const statements: BatchItem<"sqlite">[] = [db.insert(sources).values(source)];
+  for (let i = 0; i < items.length; i += ITEM_ROWS_PER_INSERT) {
+    statements.push(db.insert(sourceItems).values(items.slice(i, i + ITEM_ROWS_PER_INSERT)));
+  }
+  try {
+    await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
+    throw err;
+  }
+  c.header("Location", locationOf(c, id));
+  c.header("ETag", etagOf(source.revision));
+  return c.json(toSource(source), 201);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "READ");
+  c.header("ETag", etagOf(source.revision));
+  return c.json(toSource(source), 200);
+};
+
+export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const { source } = await loadSource(db, principal, c.req.valid("param").sourceId, "WRITE");
+  checkIfMatch(c, source.revision);
+  const changes = {
+    ...(body.name !== undefined && { name: body.name }),
+    ...(body.description !== undefined && { description: body.description }),
+    ...(body.enabled !== undefined && { enabled: body.enabled }),
+    revision: newRevision(),
+    ...auditForUpdate(principal),
+  };
+  let updated;
+  try {
+    updated = await db
+      .update(sources)
+      .set(changes)
+      .where(and(eq(sources.id, source.id), eq(sources.revision, source.revision)))
+      .returning()
+      .get();
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name ?? source.name);
+    throw err;
+  }
+  if (!updated) throw new ApiError("PRECONDITION_FAILED", "The source was changed concurrently; reload it and retry");
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toSource(updated), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const db = c.get("db");
+  const { source } = await loadSource(db, c.get("principal"), c.req.valid("param").sourceId, "WRITE");
+  checkIfMatch(c, source.revision);
+  await db.batch([
+    db.delete(sourceReferences).where(eq(sourceReferences.sourceId, source.id)),
+    db.delete(sourceItems).where(eq(sourceItems.sourceId, source.id)),
+    db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, source.id)),
+    db.delete(sources).where(eq(sources.id, source.id)),
+  ]);
+  return c.body(null, 204);
+};
+
+function selectGrants(c: { get: (k: "db") => import("../../db/client").Database }, sourceId: string) {
+  return c
+    .get("db")
+    .select({ principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
+    .from(sourcePermissions)
+    .where(eq(sourcePermissions.sourceId, sourceId))
+    .orderBy(sourcePermissions.principalType, sourcePermissions.principalId);
+}
+
+type Grant = { principalType: "USER" | "GROUP"; principalId: string; permission: "READ" | "WRITE" };
+
+export const getPermissions: AppRouteHandler<typeof routes.getPermissions> = async (c) => {
+  const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "WRITE");
+  const grants = (await selectGrants(c, source.id).all()) as Grant[];
+  return c.json({ content: grants }, 200);
+};
+
+export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = async (c) => {
+  const { content } = c.req.valid("json");
+  const db = c.get("db");
+  const { source } = await loadSource(db, c.get("principal"), c.req.valid("param").sourceId, "WRITE");
+  const idsOf = (type: "USER" | "GROUP") => JSON.stringify(content.filter((g) => g.principalType === type).map((g) => g.principalId));
+  const [knownUsers, knownGroups] = await db.batch([
+    db.select({ id: users.id }).from(users).where(and(eq(users.accountId, source.accountId), sql`${users.id} IN (SELECT value FROM json_each(${idsOf("USER")}))`)),
+    db.select({ id: groups.id }).from(groups).where(and(eq(groups.accountId, source.accountId), sql`${groups.id} IN (SELECT value FROM json_each(${idsOf("GROUP")}))`)),
+  ]);
+  const known = new Set([...knownUsers.map((u) => `USER:${u.id}`), ...knownGroups.map((g) => `GROUP:${g.id}`)]);
+  const problems: Problem[] = content.flatMap((g, i) =>
+    known.has(`${g.principalType}:${g.principalId}`)
+      ? []
+      : [{ name: `body.content[${i}].principalId`, message: `No ${g.principalType.toLowerCase()} with this id in the source's account`, level: "ERROR" as const }],
+  );
+  if (problems.length > 0) throw new ApiError("VALIDATION_FAILED", "Unknown principals", { problems });
+  await db.batch([
+    db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, source.id)),
+    ...content.map((g) => db.insert(sourcePermissions).values({ sourceId: source.id, accountId: source.accountId, ...g })),
+  ]);
+  return c.json({ content: [...content].sort((a, b) => (a.principalType + a.principalId < b.principalType + b.principalId ? -1 : 1)) }, 200);
+};
+
+const securityOf = (row: SourceRow) => ({
+  fieldsSecurity: { enabled: row.fieldsSecurityEnabled },
+  customMetricsSecurity: { enabled: row.customMetricsSecurityEnabled },
+});
+
+export const getSecurity: AppRouteHandler<typeof routes.getSecurity> = async (c) => {
+  const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "READ");
+  return c.json(securityOf(source), 200);
+};
+
+export const putSecurity: AppRouteHandler<typeof routes.putSecurity> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const { source } = await loadSource(db, principal, c.req.valid("param").sourceId, "WRITE");
+  const updated = await db
+    .update(sources)
+    .set({
+      fieldsSecurityEnabled: body.fieldsSecurity.enabled,
+      customMetricsSecurityEnabled: body.customMetricsSecurity.enabled,
+      revision: newRevision(),
+      ...auditForUpdate(principal),
+    })
+    .where(eq(sources.id, source.id))
+    .returning()
+    .get();
+  return c.json(securityOf(updated ?? source), 200);
+};
+
+export const expressionSyntax: AppRouteHandler<typeof routes.expressionSyntax> = async (c) => {
+  await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "READ");
+  return c.json(expressionSyntaxCatalogue() as never, 200);
+};

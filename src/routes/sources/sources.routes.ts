@@ -1,0 +1,128 @@
+import { z } from "@hono/zod-openapi";
+import { defineRoute, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import {
+  PermissionListSchema,
+  SourceCreateSchema,
+  SourceIdParamSchema,
+  SourceListQuerySchema,
+  SourcePageSchema,
+  SourcePatchSchema,
+  SourceSchema,
+  SourceSecuritySchema,
+} from "./sources.schemas";
+
+const tags = ["Sources"];
+const authenticated = { kind: "authenticated" } as const;
+const params = SourceIdParamSchema;
+
+export const list = defineRoute({
+  method: "get",
+  path: "/",
+  tags,
+  summary: "List the sources the caller may READ (paged, by name)",
+  access: authenticated,
+  errors: ["INVALID_PAGE_TOKEN"],
+  request: { query: SourceListQuerySchema },
+  responses: { 200: jsonContent(SourcePageSchema, "A page of sources") },
+});
+
+export const create = defineRoute({
+  method: "post",
+  path: "/",
+  tags,
+  summary: "Create a source (with its native fields, and the Volume metric)",
+  access: { kind: "privilege", privilege: "ROLE_CREATE_SOURCES" },
+  errors: ["DUPLICATED", "QUOTA_EXCEEDED"],
+  request: { body: jsonBody(SourceCreateSchema) },
+  responses: { 201: jsonContent(SourceSchema, "The source was created") },
+});
+
+export const getOne = defineRoute({
+  method: "get",
+  path: "/{sourceId}",
+  tags,
+  summary: "Load a source (READ)",
+  access: authenticated,
+  errors: ["NOT_FOUND", "FORBIDDEN"],
+  request: { params },
+  responses: { 200: jsonContent(SourceSchema, "The source") },
+});
+
+export const patch = defineRoute({
+  method: "patch",
+  path: "/{sourceId}",
+  tags,
+  summary: "Change a source's name, description or enabled state (WRITE)",
+  access: authenticated,
+  errors: ["NOT_FOUND", "FORBIDDEN", "DUPLICATED", "PRECONDITION_FAILED"],
+  request: { params, body: jsonBody(SourcePatchSchema) },
+  responses: { 200: jsonContent(SourceSchema, "The source was changed") },
+});
+
+export const remove = defineRoute({
+  method: "delete",
+  path: "/{sourceId}",
+  tags,
+  summary: "Delete a source with its fields, metrics and permissions (WRITE)",
+  access: authenticated,
+  errors: ["NOT_FOUND", "FORBIDDEN", "PRECONDITION_FAILED"],
+  request: { params },
+  responses: { 204: noContent },
+});
+
+export const getPermissions = defineRoute({
+  method: "get",
+  path: "/{sourceId}/permissions",
+  tags,
+  summary: "The source's READ/WRITE grants (WRITE)",
+  access: authenticated,
+  errors: ["NOT_FOUND", "FORBIDDEN"],
+  request: { params },
+  responses: { 200: jsonContent(PermissionListSchema, "The grants") },
+});
+
+export const putPermissions = defineRoute({
+  method: "put",
+  path: "/{sourceId}/permissions",
+  tags,
+  summary: "Replace the source's grants (WRITE)",
+  access: authenticated,
+  errors: ["NOT_FOUND", "FORBIDDEN"],
+  request: { params, body: jsonBody(PermissionListSchema) },
+  responses: { 200: jsonContent(PermissionListSchema, "The grants now in force") },
+});
+
+export const getSecurity = defineRoute({
+  method: "get",
+  path: "/{sourceId}/security",
+  tags,
+  summary: "E14 Read source security settings (READ)",
+  access: authenticated,
+  stability: "experimental",
+  errors: ["NOT_FOUND", "FORBIDDEN"],
+  request: { params },
+  responses: { 200: jsonContent(SourceSecuritySchema, "The settings") },
+});
+
+export const putSecurity = defineRoute({
+  method: "put",
+  path: "/{sourceId}/security",
+  tags,
+  summary: "Change source security settings (WRITE)",
+  access: authenticated,
+  stability: "experimental",
+  errors: ["NOT_FOUND", "FORBIDDEN"],
+  request: { params, body: jsonBody(SourceSecuritySchema) },
+  responses: { 200: jsonContent(SourceSecuritySchema, "The settings now in force") },
+});
+
+export const expressionSyntax = defineRoute({
+  method: "get",
+  path: "/{sourceId}/expression-syntax",
+  tags: ["Custom metrics"],
+  summary: "The expression language: every function with its arguments and return type (READ)",
+  access: authenticated,
+  errors: ["NOT_FOUND", "FORBIDDEN"],
+  request: { params },
+  responses: { 200: jsonContent(z.record(z.string(), z.unknown()).openapi("ExpressionSyntax"), "The catalogue") },
+});

@@ -1,0 +1,87 @@
+import { z } from "@hono/zod-openapi";
+import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
+import { FieldCreateSchema } from "../source-fields/fields.schemas";
+
+export const SourceIdParamSchema = z.object({
+  sourceId: z.string().min(1).max(64).openapi({ param: { name: "sourceId", in: "path" } }),
+});
+
+const FeatureSchema = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "Features are upper-case identifiers such as TEXT_SEARCH")
+  .openapi({ example: "TEXT_SEARCH" });
+
+export const SourceSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    accountId: z.string(),
+    connectionId: z.string().nullable(),
+    features: z.array(z.string()),
+    enabled: z.boolean(),
+    ownerUserId: z.string().nullable().openapi({ readOnly: true, description: "The creator; it has WRITE on the source." }),
+    ...auditMembers,
+  })
+  .openapi("Source");
+
+export const SourceCreateSchema = z
+  .object({
+    name: z.string().trim().min(1).max(255),
+    description: z.string().max(1024).nullable().optional(),
+    connectionId: z.string().min(1).max(64).nullable().optional(),
+    features: z.array(FeatureSchema).max(32).default([]),
+    enabled: z.boolean().default(true),
+    fields: z
+      .array(FieldCreateSchema)
+      .max(1000)
+      .default([])
+      .openapi({ description: "Native fields created with the source (at most 1000; NATIVE origin only)." }),
+  })
+  .openapi("SourceCreate");
+
+export const SourcePatchSchema = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    description: z.string().max(1024).nullable().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .openapi("SourcePatch");
+
+export const SourcePageSchema = pagedList(SourceSchema, "SourcePage");
+export const SourceListQuerySchema = PageQuerySchema;
+
+export const PermissionEntrySchema = z
+  .object({
+    principalType: z.enum(["USER", "GROUP"]),
+    principalId: z.string().min(1).max(64),
+    permission: z.enum(["READ", "WRITE"]),
+  })
+  .openapi("SourcePermissionEntry");
+
+export const PermissionListSchema = z
+  .object({
+    content: z
+      .array(PermissionEntrySchema)
+      .max(500)
+      .superRefine((list, ctx) => {
+        const seen = new Set<string>();
+        list.forEach((e, i) => {
+          const key = `${e.principalType}:${e.principalId}`;
+          if (seen.has(key)) ctx.addIssue({ code: "custom", path: [i, "principalId"], message: "Each principal may appear once" });
+          seen.add(key);
+        });
+      }),
+  })
+  .openapi("SourcePermissions");
+
+export const SourceSecuritySchema = z
+  .object({
+    fieldsSecurity: z.object({ enabled: z.boolean() }),
+    customMetricsSecurity: z.object({ enabled: z.boolean() }),
+  })
+  .openapi("SourceSecurity");
+
+export const SourceBriefListSchema = z
+  .object({ content: z.array(z.object({ id: z.string(), name: z.string() }).openapi("SourceBrief")) })
+  .openapi("SourceBriefList");
