@@ -1,10 +1,15 @@
-// The benchmark's scenarios, in order; the first is the floor the others are compared with.
-// Each `prepare` seeds what it needs through the API and returns the request to repeat.
+// The benchmark's data and scenarios. The first scenario is the floor the others are compared with.
 const basicAuth = ({ username, password }) => `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+const json = { "Content-Type": "application/json" };
 
-let seeded;
-async function seed(api, supervisor) {
-  if (seeded) return seeded;
+const nativeField = (i) => ({
+  name: `f${String(i).padStart(5, "0")}`,
+  origin: { type: "NATIVE", nativeOrigin: { originalName: `col_${i}`, originalType: i % 2 ? "DECIMAL" : "VARCHAR" } },
+});
+const fieldBatch = (from, count) => Array.from({ length: count }, (_, k) => nativeField(from + k));
+
+/** Seeds through the API: an account with an admin, a quota, and two sources of 1,000 fields (one with 200 metrics). */
+export async function seed(api, supervisor) {
   const account = await api("POST", "/api/accounts", { as: supervisor, body: { name: "Bench Inc" } });
   const admin = { username: "bench-admin", password: "bench-admin-password" };
   await api("POST", "/api/users", {
@@ -15,27 +20,73 @@ async function seed(api, supervisor) {
     as: supervisor,
     body: { accountId: account.id, quotas: [{ type: "SOURCE", limit: 100 }, { type: "CONNECTION", limit: 10 }] },
   });
-  seeded = { account, admin };
-  return seeded;
+  const withMetrics = await api("POST", "/api/sources", { as: admin, body: { name: "Flights", fields: fieldBatch(0, 1000) } });
+  for (let i = 0; i < 200; i++) {
+    await api("PUT", `/api/sources/${withMetrics.id}/custom-metrics/m${String(i).padStart(3, "0")}`, {
+      as: admin,
+      body: { expression: `sum(f${String(2 * (i % 500) + 1).padStart(5, "0")}) / count(*)` },
+    });
+  }
+  const large = await api("POST", "/api/sources", { as: admin, body: { name: "Large", fields: fieldBatch(0, 1000) } });
+  return { account, admin, withMetrics, large };
+}
+
+/** 19,000 more native fields for the large source, as SQL (20,000 in all). */
+export function bulkSql({ account, large }) {
+  const now = new Date().toISOString();
+  const q = (s) => `'${s.replaceAll("'", "''")}'`;
+  const rows = [];
+  for (let i = 1000; i < 20000; i++) {
+    const f = nativeField(i);
+    const dataType = i % 2 ? "NUMBER" : "ATTRIBUTE";
+    const body = { origin: f.origin, label: `F${i}`, visible: true, defaultMetric: i % 2 ? "sum" : "count", granularity: null, disabledCapabilities: [], fieldMetadata: {} };
+    rows.push(`(${q(crypto.randomUUID())},${q(large.id)},${q(account.id)},'FIELD',${q(f.name)},${q(dataType)},${q(JSON.stringify(body))},'bench','${now}','bench','${now}')`);
+  }
+  const statements = [];
+  for (let i = 0; i < rows.length; i += 200) {
+    statements.push(
+      `INSERT INTO source_items (id, source_id, account_id, kind, name, data_type, body, created_by_user_id, created_date, last_modified_by_user_id, last_modified_date) VALUES\n${rows.slice(i, i + 200).join(",\n")};`,
+    );
+  }
+  return statements.join("\n");
 }
 
 export const scenarios = [
   {
     name: "GET /api/health (no-op floor)",
-    prepare: async () => ({ path: "/api/health" }),
+    request: () => ({ path: "/api/health" }),
   },
   {
     name: "E10 GET /api/accounts/name/{name} (Basic, supervisor)",
-    prepare: async (api, supervisor) => {
-      const { account } = await seed(api, supervisor);
-      return { path: `/api/accounts/name/${encodeURIComponent(account.name)}`, headers: { Authorization: basicAuth(supervisor) } };
-    },
+    request: ({ account }, supervisor) => ({ path: `/api/accounts/name/${encodeURIComponent(account.name)}`, headers: { Authorization: basicAuth(supervisor) } }),
   },
   {
     name: "E17 GET /api/quota/{accountId} (Basic, account admin)",
-    prepare: async (api, supervisor) => {
-      const { account, admin } = await seed(api, supervisor);
-      return { path: `/api/quota/${account.id}`, headers: { Authorization: basicAuth(admin) } };
+    request: ({ account, admin }) => ({ path: `/api/quota/${account.id}`, headers: { Authorization: basicAuth(admin) } }),
+  },
+  {
+    name: "E13 GET .../fields/{fieldName} (1,000 fields)",
+    request: ({ withMetrics, admin }) => ({ path: `/api/sources/${withMetrics.id}/fields/f00421`, headers: { Authorization: basicAuth(admin) } }),
+  },
+  {
+    name: "E1 PUT .../custom-metrics/{name} (update, 200 metrics)",
+    request: ({ withMetrics, admin }) => {
+      let n = 0;
+      return () => ({
+        method: "PUT",
+        // Eight metrics in turn, so concurrent requests mostly update different rows.
+        path: `/api/sources/${withMetrics.id}/custom-metrics/m04${n % 8}`,
+        headers: { ...json, Authorization: basicAuth(admin) },
+        body: JSON.stringify({ expression: `sum(f0${String(101 + 2 * (n++ % 400)).padStart(4, "0")}) / Volume`, label: "Bench metric" }),
+      });
     },
+  },
+  {
+    name: "GET .../fields page 1 of 100 (1,000 fields, 200 metrics)",
+    request: ({ withMetrics, admin }) => ({ path: `/api/sources/${withMetrics.id}/fields?maxResults=100`, headers: { Authorization: basicAuth(admin) } }),
+  },
+  {
+    name: "GET .../fields page 1 of 100 (20,000 fields)",
+    request: ({ large, admin }) => ({ path: `/api/sources/${large.id}/fields?maxResults=100`, headers: { Authorization: basicAuth(admin) } }),
   },
 ];

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { gt, lt, asc, desc, type SQL } from "drizzle-orm";
+import { asc, desc, eq, gt, lt, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { decodePageToken, encodePageToken } from "../domain/page-token";
 import type { Principal } from "../domain/principal";
@@ -20,6 +20,15 @@ export function checkIfMatch(c: Context<AppEnv>, revision: string): void {
   if (!tags.includes(current)) {
     throw new ApiError("PRECONDITION_FAILED", `If-Match ${header} does not match the current ETag ${current}`);
   }
+}
+
+/**
+ * The condition an update adds for optimistic locking: with If-Match, the row must still carry
+ * the revision that was checked (a concurrent writer makes the update miss: 412); without it,
+ * none, and the last writer wins.
+ */
+export function ifMatchGuard(c: Context<AppEnv>, revisionColumn: SQLiteColumn, checkedRevision: string): SQL | undefined {
+  return c.req.header("If-Match") ? eq(revisionColumn, checkedRevision) : undefined;
 }
 
 export interface AuditColumns {
@@ -64,15 +73,11 @@ export interface Page<T> {
 }
 
 /**
- * Keyset pagination over a unique key column. `fetch` runs the caller's scoped query with the
- * extra key condition, order and limit given here; one query per page, whatever its depth.
+ * Keyset pagination over a unique key column: the plan gives the key condition, order and limit
+ * to add to the caller's scoped query (which the caller may batch with other reads), and turns
+ * the rows into the page. One indexed query per page, whatever its depth.
  */
-export async function keysetPage<T>(
-  keyColumn: SQLiteColumn,
-  keyOf: (row: T) => string,
-  page: PageRequest,
-  fetch: (keyCondition: SQL | undefined, orderBy: SQL, limit: number) => Promise<T[]>,
-): Promise<Page<T>> {
+export function keysetPlan<T>(keyColumn: SQLiteColumn, keyOf: (row: T) => string, page: PageRequest) {
   const size = page.maxResults;
   const cursor = page.pageToken === undefined ? undefined : decodePageToken(page.pageToken);
   if (page.pageToken !== undefined && !cursor) {
@@ -81,22 +86,33 @@ export async function keysetPage<T>(
     });
   }
   const token = (direction: "next" | "previous", row: T | undefined) => (row ? encodePageToken({ direction, key: keyOf(row) }) : null);
-
-  if (cursor?.direction === "previous") {
-    const rows = await fetch(lt(keyColumn, cursor.key), desc(keyColumn), size + 1);
-    const content = rows.slice(0, size).reverse();
-    return {
-      content,
-      pageInfo: { nextPageToken: token("next", content.at(-1)), previousPageToken: rows.length > size ? token("previous", content[0]) : null },
-    };
-  }
-  const rows = await fetch(cursor ? gt(keyColumn, cursor.key) : undefined, asc(keyColumn), size + 1);
-  const content = rows.slice(0, size);
+  const backwards = cursor?.direction === "previous";
   return {
-    content,
-    pageInfo: {
-      nextPageToken: rows.length > size ? token("next", content.at(-1)) : null,
-      previousPageToken: cursor ? token("previous", content[0]) : null,
+    keyCondition: cursor ? (backwards ? lt(keyColumn, cursor.key) : gt(keyColumn, cursor.key)) : undefined,
+    orderBy: backwards ? desc(keyColumn) : asc(keyColumn),
+    limit: size + 1,
+    toPage(rows: T[]): Page<T> {
+      const more = rows.length > size;
+      if (backwards) {
+        const content = rows.slice(0, size).reverse();
+        return { content, pageInfo: { nextPageToken: token("next", content.at(-1)), previousPageToken: more ? token("previous", content[0]) : null } };
+      }
+      const content = rows.slice(0, size);
+      return {
+        content,
+        pageInfo: { nextPageToken: more ? token("next", content.at(-1)) : null, previousPageToken: cursor ? token("previous", content[0]) : null },
+      };
     },
   };
+}
+
+/** keysetPlan for a query that runs on its own. */
+export async function keysetPage<T>(
+  keyColumn: SQLiteColumn,
+  keyOf: (row: T) => string,
+  page: PageRequest,
+  fetch: (keyCondition: SQL | undefined, orderBy: SQL, limit: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const plan = keysetPlan(keyColumn, keyOf, page);
+  return plan.toPage(await fetch(plan.keyCondition, plan.orderBy, plan.limit));
 }

@@ -4,7 +4,7 @@ import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
 import { accounts, groups, type AccountAttribute } from "../../db/schema";
 import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AccountWrite } from "./accounts.schemas";
 import type * as routes from "./accounts.routes";
@@ -123,11 +123,11 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   };
   let updated;
   try {
-    // The revision condition makes a concurrent update lose with 412 instead of overwriting.
+    // With If-Match, a concurrent update makes this one miss (412); without it the last writer wins.
     updated = await db
       .update(accounts)
       .set(changes)
-      .where(and(eq(accounts.id, id), eq(accounts.revision, current.revision)))
+      .where(and(eq(accounts.id, id), ifMatchGuard(c, accounts.revision, current.revision)))
       .returning({ id: accounts.id })
       .get();
   } catch (err) {

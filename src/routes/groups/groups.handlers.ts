@@ -6,7 +6,7 @@ import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./groups.routes";
 
@@ -107,7 +107,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     updated = await db
       .update(groups)
       .set(changes)
-      .where(and(eq(groups.id, id), eq(groups.revision, current.revision)))
+      .where(and(eq(groups.id, id), ifMatchGuard(c, groups.revision, current.revision)))
       .returning({ id: groups.id })
       .get();
   } catch (err) {

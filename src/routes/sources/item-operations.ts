@@ -5,7 +5,7 @@ import { sourceItems, sourceReferences } from "../../db/schema";
 import { requireSource, selectSourceWithAccess } from "../../db/source-access";
 import { inUse, selectUsersOf, type ItemKind } from "../../db/source-items";
 import { ApiError, isConstraintError, notFound } from "../../lib/errors";
-import { auditForUpdate, checkIfMatch, etagOf, newRevision } from "../../lib/http";
+import { auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, newRevision, type PageRequest } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 
 /** Operations that fields and custom metrics share: find one, show/hide it, delete it. */
@@ -37,7 +37,7 @@ export async function setItemVisibility(c: Context<AppEnv>, sourceId: string, na
     .get("db")
     .update(sourceItems)
     .set({ body: { ...item.body, visible }, revision: newRevision(), ...auditForUpdate(c.get("principal")) })
-    .where(and(eq(sourceItems.id, item.id), eq(sourceItems.revision, item.revision)))
+    .where(and(eq(sourceItems.id, item.id), ifMatchGuard(c, sourceItems.revision, item.revision)))
     .returning()
     .get();
   if (!updated) throw new ApiError("PRECONDITION_FAILED", `The ${NOUN[kind].toLowerCase()} was changed concurrently; reload it and retry`);
@@ -68,4 +68,24 @@ export async function deleteItem(c: Context<AppEnv>, sourceId: string, name: str
     if (isConstraintError(err, "FOREIGN KEY")) throw inUse(name, await selectUsersOf(db, sourceId, name).all(), "delete");
     throw err;
   }
+}
+
+type ItemRow = typeof sourceItems.$inferSelect;
+
+/** A page of a source's fields or metrics, read with the source's access facts in one round trip. */
+export async function listItems(c: Context<AppEnv>, sourceId: string, kind: ItemKind, page: PageRequest) {
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const plan = keysetPlan(sourceItems.name, (r: ItemRow) => r.name, page);
+  const [access, rows] = await db.batch([
+    selectSourceWithAccess(db, principal, sourceId),
+    db
+      .select()
+      .from(sourceItems)
+      .where(and(eq(sourceItems.sourceId, sourceId), eq(sourceItems.kind, kind), plan.keyCondition))
+      .orderBy(plan.orderBy)
+      .limit(plan.limit),
+  ]);
+  requireSource(principal, access[0], "READ");
+  return plan.toPage(rows);
 }

@@ -6,7 +6,7 @@ import { groups, sourceItems, sourcePermissions, sourceReferences, sources, user
 import { expressionSyntaxCatalogue } from "../../domain/expression";
 import type { UserPrincipal } from "../../domain/principal";
 import { ApiError, duplicated, isConstraintError, type Problem } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { VOLUME_METRIC } from "../custom-metrics/metrics.model";
 import { buildField, chooseFieldName, nativeDataType } from "../source-fields/fields.model";
@@ -63,7 +63,14 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
       return [];
     }
     taken.add(name);
-    return [buildField(input, name, nativeDataType(input), input.origin, body.features)];
+    try {
+      return [buildField(input, name, nativeDataType(input), input.origin, body.features)];
+    } catch (err) {
+      // The field rules name members from the field's root (body.dataType): re-root them at this entry.
+      if (!(err instanceof ApiError) || !err.problems) throw err;
+      problems.push(...err.problems.map((p) => ({ ...p, name: p.name.replace(/^body\./, `body.fields[${i}].`) })));
+      return [];
+    }
   });
   if (problems.length > 0) {
     const status = problems.some((p) => p.message.includes("used twice")) ? "DUPLICATED" : "VALIDATION_FAILED";
@@ -130,7 +137,7 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
     updated = await db
       .update(sources)
       .set(changes)
-      .where(and(eq(sources.id, source.id), eq(sources.revision, source.revision)))
+      .where(and(eq(sources.id, source.id), ifMatchGuard(c, sources.revision, source.revision)))
       .returning()
       .get();
   } catch (err) {
