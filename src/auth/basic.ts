@@ -64,7 +64,7 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
       salt: users.passwordSalt,
       hash: users.passwordHash,
       accountDisabled: accounts.disabled,
-      memberships: membershipsOf(users.id),
+      memberships: membershipsOf(),
     })
     .from(users)
     .innerJoin(accounts, eq(accounts.id, users.accountId))

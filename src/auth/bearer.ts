@@ -18,7 +18,7 @@ export async function verifyBearer(token: string, db: Database, now = Date.now()
       accountId: users.accountId,
       roles: users.roles,
       accountDisabled: accounts.disabled,
-      memberships: membershipsOf(users.id),
+      memberships: membershipsOf(),
     })
     .from(accessTokens)
     .innerJoin(users, eq(users.id, accessTokens.userId))

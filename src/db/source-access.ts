@@ -10,7 +10,7 @@ import {
 } from "../domain/source-permissions";
 import { forbidden, notFound } from "../lib/errors";
 import type { Database } from "./client";
-import { sourcePermissions, sources } from "./schema";
+import { sources } from "./schema";
 import { scopeOf, scoped } from "./scope";
 
 /**
@@ -21,12 +21,16 @@ import { scopeOf, scoped } from "./scope";
 const userId = (p: Principal) => (p.kind === "user" ? p.id : "");
 const groupIdsJson = (p: Principal) => JSON.stringify(p.kind === "user" ? p.groupIds : []);
 
-/** The grants naming the caller or one of its groups, as a JSON array column. */
+/**
+ * The grants naming the caller or one of its groups, as a JSON array column. Columns are
+ * spelled out with their tables: in a single-table select Drizzle renders ${sources.id} as a
+ * bare "id", which a correlated subquery would resolve against its own table.
+ */
 function grantsOf(principal: Principal): SQL<string> {
-  return sql<string>`(SELECT json_group_array(${sourcePermissions.permission}) FROM ${sourcePermissions}
-    WHERE ${sourcePermissions.sourceId} = ${sources.id}
-      AND ((${sourcePermissions.principalType} = 'USER' AND ${sourcePermissions.principalId} = ${userId(principal)})
-        OR (${sourcePermissions.principalType} = 'GROUP' AND ${sourcePermissions.principalId} IN (SELECT value FROM json_each(${groupIdsJson(principal)})))))`;
+  return sql<string>`(SELECT json_group_array(sp.permission) FROM source_permissions sp
+    WHERE sp.source_id = "sources"."id"
+      AND ((sp.principal_type = 'USER' AND sp.principal_id = ${userId(principal)})
+        OR (sp.principal_type = 'GROUP' AND sp.principal_id IN (SELECT value FROM json_each(${groupIdsJson(principal)})))))`;
 }
 
 /** A query for one source in the caller's scope, with the facts its permission derives from. Batchable. */

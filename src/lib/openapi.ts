@@ -95,10 +95,14 @@ export interface RouteExtras {
 
 export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras): R {
   const { access, stability: mark, errors = [], duplicatedStatus, errorBody, ...route } = config;
-  const codes = new Set<ErrorCode>(["INTERNAL_ERROR", "NOT_ACCEPTABLE", ...errors]);
+  const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
   const request = route.request;
+  // Accept is negotiated under /api only: the HTML reference page answers any Accept.
+  if (route.path.startsWith("/api") || !route.path.startsWith("/docs")) codes.add("NOT_ACCEPTABLE");
   if (request?.params || request?.query) codes.add("VALIDATION_FAILED");
-  if (request?.body) ["VALIDATION_FAILED", "MALFORMED_JSON", "UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"].forEach((c) => codes.add(c as ErrorCode));
+  if (request?.body) ["VALIDATION_FAILED", "MALFORMED_JSON"].forEach((c) => codes.add(c as ErrorCode));
+  // The pipeline checks the type and size of any body before routing, whether or not the route takes one.
+  if (request?.body || route.method !== "get") ["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"].forEach((c) => codes.add(c as ErrorCode));
   if (access.kind !== "public") ["UNAUTHENTICATED", "TOO_MANY_LOGIN_ATTEMPTS"].forEach((c) => codes.add(c as ErrorCode));
   if (access.kind !== "public" && access.kind !== "authenticated") codes.add("FORBIDDEN");
   if (mark === "preview") codes.add("PREVIEW_NOT_ENABLED");

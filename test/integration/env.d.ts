@@ -6,5 +6,9 @@ declare global {
     interface Env extends Bindings {
       TEST_MIGRATIONS: D1Migration[];
     }
+    // Types `exports.default` (the Worker's own fetch handler) in the tests.
+    interface GlobalProps {
+      mainModule: typeof import("../../src/index");
+    }
   }
 }

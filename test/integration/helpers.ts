@@ -1,4 +1,6 @@
 import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
+import { ERROR_CODES } from "../../src/lib/errors";
 
 /**
  * Test helpers: every request goes through the real Worker (`exports.default.fetch`) with the
@@ -8,6 +10,7 @@ import { env, exports } from "cloudflare:workers";
 export const SUPERVISOR = { username: "supervisor", password: "supervisor-test-password" };
 export const DEFAULT_ACCOUNT_ID = "00000000-0000-4000-8000-000000000001";
 export const VENDOR_JSON = "application/vnd.service.v3+json";
+export const PASSWORD = "correct horse battery";
 
 export type Credentials = { username: string; password: string } | { bearer: string } | null;
 
@@ -23,8 +26,15 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** Calls the Worker as the supervisor unless `as` says otherwise (`null`: no Authorization). */
-export async function call(method: string, path: string, options: CallOptions = {}) {
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  json: any;
+  text: string;
+}
+
+/** The Request `call` sends: supervisor credentials unless `as` says otherwise (`null`: no Authorization). */
+export function buildRequest(method: string, path: string, options: CallOptions = {}): Request {
   const headers = new Headers(options.headers);
   const who = options.as === undefined ? SUPERVISOR : options.as;
   if (who && !headers.has("Authorization")) {
@@ -35,7 +45,10 @@ export async function call(method: string, path: string, options: CallOptions = 
     body = JSON.stringify(options.body);
     if (!headers.has("Content-Type")) headers.set("Content-Type", VENDOR_JSON);
   }
-  const response = await exports.default.fetch(new Request(`http://api.test${path}`, { method, headers, body }));
+  return new Request(`http://api.test${path}`, { method, headers, body });
+}
+
+async function read(response: Response): Promise<CallResult> {
   const text = await response.text();
   let json: any;
   try {
@@ -44,6 +57,11 @@ export async function call(method: string, path: string, options: CallOptions = 
     json = undefined;
   }
   return { status: response.status, headers: response.headers, json, text };
+}
+
+/** Calls the Worker as the supervisor unless `as` says otherwise (`null`: no Authorization). */
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+  return read(await exports.default.fetch(buildRequest(method, path, options)));
 }
 
 let counter = 0;
@@ -65,10 +83,10 @@ export interface TestUser {
 /** Creates a user through the API (as the supervisor) in the given account with the given groups and roles. */
 export async function createUser(
   accountId: string,
-  options: { groups?: string[]; roles?: string[]; name?: string } = {},
+  options: { groups?: string[]; roles?: string[]; name?: string; password?: string } = {},
 ): Promise<TestUser> {
   const username = options.name ?? unique("user");
-  const password = "correct horse battery";
+  const password = options.password ?? PASSWORD;
   const res = await call("POST", "/api/users", {
     body: { name: username, password, accountId, groups: options.groups ?? ["Users"], roles: options.roles ?? [] },
   });
@@ -76,16 +94,93 @@ export async function createUser(
   return { id: res.json.id, username, password, accountId };
 }
 
+/** Creates a group through the API (as the supervisor). */
+export async function createGroup(accountId: string, name: string, privileges: string[] = []) {
+  const res = await call("POST", "/api/groups", { body: { name, accountId, privileges } });
+  if (res.status !== 201) throw new Error(`group: ${res.status} ${res.text}`);
+  return res.json as { id: string; name: string; privileges: string[] };
+}
+
 export const as = (user: TestUser) => ({ username: user.username, password: user.password });
 
 /** Every row of every application table, to compare before and after a rejected request. */
 export async function dbSnapshot(): Promise<Record<string, unknown[]>> {
-  const tables = await env.DB.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' ORDER BY name",
-  ).all<{ name: string }>();
   const snapshot: Record<string, unknown[]> = {};
-  for (const { name } of tables.results) {
+  for (const name of await applicationTables()) {
     snapshot[name] = (await env.DB.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()).results;
   }
   return snapshot;
+}
+
+export async function applicationTables(): Promise<string[]> {
+  const tables = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' ORDER BY name",
+  ).all<{ name: string }>();
+  return tables.results.map((t) => t.name);
+}
+
+/** The application tables that have an `account_id` column. */
+export async function accountOwnedTables(): Promise<string[]> {
+  const owned: string[] = [];
+  for (const name of await applicationTables()) {
+    const columns = await env.DB.prepare(`PRAGMA table_info("${name}")`).all<{ name: string }>();
+    if (columns.results.some((c) => c.name === "account_id")) owned.push(name);
+  }
+  return owned;
+}
+
+/** How many rows each account-owned table holds for the account (plus `accounts` itself). */
+export async function rowsOfAccount(accountId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const name of await accountOwnedTables()) {
+    const row = await env.DB.prepare(`SELECT count(*) AS n FROM "${name}" WHERE account_id = ?`).bind(accountId).first<{ n: number }>();
+    counts[name] = row!.n;
+  }
+  const account = await env.DB.prepare("SELECT count(*) AS n FROM accounts WHERE id = ?").bind(accountId).first<{ n: number }>();
+  counts.accounts = account!.n;
+  return counts;
+}
+
+/** Asserts a generic ErrorMessage body with the given status and errorCode (and, if given, exactly these distinct problem names). */
+export function expectError(res: CallResult, status: number, errorCode: keyof typeof ERROR_CODES, problemNames?: string[]) {
+  expect({ status: res.status, errorCode: res.json?.errorCode }, res.text).toEqual({ status, errorCode });
+  expect(res.headers.get("Content-Type")).toBe(VENDOR_JSON);
+  const body = res.json;
+  expect(body).toMatchObject({
+    error: expect.any(String),
+    message: expect.any(String),
+    path: expect.any(String),
+    status: String(status),
+    code: expect.any(String),
+    timestamp: expect.any(String),
+    problems: expect.any(Array),
+  });
+  expect(body.error.length).toBeGreaterThan(0);
+  expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false);
+  expect(body.path).toBe(body.path.split("?")[0]);
+  for (const p of body.problems) {
+    expect(p).toMatchObject({ name: expect.any(String), message: expect.any(String) });
+    expect(["ERROR", "WARNING"]).toContain(p.level);
+  }
+  if (problemNames) {
+    const names = [...new Set(body.problems.map((p: { name: string }) => p.name))].sort();
+    expect(names).toEqual([...new Set(problemNames)].sort());
+  }
+  return body;
+}
+
+/** Asserts a 401 ServletErrorMessage for `path` with a WWW-Authenticate challenge of `scheme`. */
+export function expectUnauthenticated(res: CallResult, path: string, scheme: "Basic" | "Bearer" = "Basic") {
+  expect(res.status, res.text).toBe(401);
+  expect(res.headers.get("Content-Type")).toBe(VENDOR_JSON);
+  expect(Object.keys(res.json).sort()).toEqual(["error", "message", "path", "status", "timestamp"]);
+  expect(res.json).toMatchObject({ status: 401, error: "Unauthorized", message: expect.any(String), path });
+  expect(Number.isNaN(Date.parse(res.json.timestamp))).toBe(false);
+  expect(res.headers.get("WWW-Authenticate")).toMatch(new RegExp(`^${scheme} `));
+}
+
+/** A response text must not carry password material of any kind. */
+export function expectNoPasswordMaterial(text: string, ...passwords: string[]) {
+  expect(text).not.toMatch(/password|hash|salt|iteration/i);
+  for (const p of passwords) expect(text).not.toContain(p);
 }

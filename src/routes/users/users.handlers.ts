@@ -7,7 +7,7 @@ import { hashPassword } from "../../domain/passwords";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { groupsByName } from "../groups/groups.lookup";
 import type { UserWrite } from "./users.schemas";
@@ -166,7 +166,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
       db
         .update(users)
         .set(changes)
-        .where(and(eq(users.id, id), eq(users.revision, current.revision)))
+        .where(and(eq(users.id, id), ifMatchGuard(c, users.revision, current.revision)))
         .returning({ id: users.id }),
       db.delete(userGroups).where(and(eq(userGroups.userId, id), won)),
       // A query builder, not db.run(sql): Drizzle's D1 batch cannot bind the parameters of a raw statement.
