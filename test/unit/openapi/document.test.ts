@@ -1,0 +1,16 @@
+import { validate } from "@readme/openapi-parser";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../../src/app";
+import { buildDocument } from "../../../src/routes/meta/openapi-document";
+
+// The document the Worker serves at /api/openapi.json, built the same way, checked against the
+// OpenAPI 3.1 schema by a standard validator (the integration tests compare it with the routes).
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const document = structuredClone(buildDocument(createApp())) as Record<string, unknown>;
+    const result = await validate(document as never);
+    if (!result.valid) console.error(JSON.stringify(result.errors, null, 2).slice(0, 4000));
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toMatch(/^3\.1\./);
+  });
+});
