@@ -99,3 +99,29 @@ export function replaceReferences(db: Database, write: ReferenceWrite, onlyIf?: 
 export function itemHasRevision(sourceId: string, name: string, revision: string): SQL {
   return sql`EXISTS (SELECT 1 FROM source_items WHERE source_id = ${sourceId} AND name = ${name} AND revision = ${revision})`;
 }
+
+/**
+ * A guard that holds while what an item's check read is still true: every item it uses still
+ * exists with the type it was checked against, no item it reaches through references of
+ * `cycle.kind` leads back to `name` (no cycle), and, if `name` changes type, nothing uses it. Evaluated inside the write
+ * batch (one transaction), it stops two concurrent writes, each valid on its own, from
+ * combining into a cycle or a type mismatch: the loser's write misses and is retried.
+ */
+export function stillConsistent(
+  sourceId: string,
+  name: string,
+  used: readonly { name: string; dataType: string }[],
+  cycle: { kind: ReferenceKind; via: readonly string[] },
+  changesType: boolean,
+): SQL {
+  const usedJson = JSON.stringify(used.map((u) => [u.name, u.dataType]));
+  const typesHold = sql`NOT EXISTS (SELECT 1 FROM json_each(${usedJson}) AS u WHERE NOT EXISTS (
+    SELECT 1 FROM source_items AS i WHERE i.source_id = ${sourceId} AND i.name = json_extract(u.value, '$[0]') AND i.data_type = json_extract(u.value, '$[1]')))`;
+  const noCycle = sql`NOT EXISTS (WITH RECURSIVE reach(n) AS (
+    SELECT value FROM json_each(${JSON.stringify(cycle.via)})
+    UNION SELECT r.used_name FROM source_references AS r JOIN reach ON r.user_name = reach.n
+      WHERE r.source_id = ${sourceId} AND r.user_kind = ${cycle.kind})
+    SELECT 1 FROM reach WHERE n = ${name})`;
+  const unused = changesType ? sql`NOT EXISTS (SELECT 1 FROM source_references WHERE source_id = ${sourceId} AND used_name = ${name})` : sql`1`;
+  return sql`(${typesHold} AND ${noCycle} AND ${unused})`;
+}

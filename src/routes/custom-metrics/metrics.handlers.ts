@@ -1,24 +1,21 @@
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { sourceItems } from "../../db/schema";
 import { requireSource, selectSourceWithAccess } from "../../db/source-access";
 import {
   expressionContext,
   inUse,
-  itemHasRevision,
-  replaceReferences,
   selectItemsByName,
   selectReferenceGraph,
   selectUsersOf,
+  stillConsistent,
   toGraph,
 } from "../../db/source-items";
 import { checkExpressionTree, findMetricCycle, namesIn, parseExpression } from "../../domain/expression";
 import { ApiError, duplicated, invalid, isConstraintError } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { expressionError, validationResult } from "../sources/expressions";
-import { deleteItem, loadItem, setItemVisibility } from "../sources/item-operations";
+import { deleteItem, listItems, loadItem, setItemVisibility, storeItem } from "../sources/item-operations";
 import { metricBody, toMetric } from "./metrics.model";
 import type { CustomMetricInput } from "./metrics.schemas";
 import type * as routes from "./metrics.routes";
@@ -31,7 +28,11 @@ const nameTaken = (name: string, by: string) => duplicated(`The name '${name}' i
  * read loads the source's access facts, the names the expression mentions and the metric graph,
  * and one batched write stores the metric and its references: two D1 round trips in all.
  * Two concurrent creations of one name: the UNIQUE index lets one insert win (201) and the
- * other is retried once as an update (200).
+ * other is retried once as an update (200). Concurrent updates: with If-Match the loser gets
+ * 412; without it the last writer wins (each batch is one transaction, so the metric and its
+ * references always stay consistent). A guard in the write batch (stillConsistent) makes a write
+ * that a concurrent one has made invalid (a cycle, a type mismatch) miss; it is retried once on
+ * fresh reads, which then reject it.
  */
 async function writeMetric(c: Context<AppEnv>, sourceId: string, name: string, input: CustomMetricInput, mode: "post" | "put", retried = false) {
   const db = c.get("db");
@@ -50,6 +51,8 @@ async function writeMetric(c: Context<AppEnv>, sourceId: string, name: string, i
   if (current?.kind === "FIELD") throw nameTaken(name, "field");
   if (current && mode === "post") throw nameTaken(name, "custom metric");
   if (current) checkIfMatch(c, current.revision);
+  // If-Match names a version the client saw: with no current metric it cannot match (RFC 9110), so no silent re-creation.
+  else if (c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "If-Match was sent but the custom metric does not exist");
 
   const result = checkExpressionTree(parsed.ast, expressionContext(items.filter((i) => i.name !== name), name), "aggregate");
   if (!result.ok) throw expressionError(result.error, "body.expression");
@@ -70,22 +73,16 @@ async function writeMetric(c: Context<AppEnv>, sourceId: string, name: string, i
     userKind: "CUSTOM_METRIC" as const,
     usedNames: [...result.referencedFields, ...result.referencedMetrics],
   };
+  const usedItems = items.filter((i) => references.usedNames.includes(i.name));
+  const changesType = current !== undefined && current.dataType !== result.dataType;
+  const consistent = stillConsistent(sourceId, name, usedItems, { kind: "CUSTOM_METRIC", via: result.referencedMetrics }, changesType);
+  // An update keeps the stored creation members: storeItem only takes the last-modified ones.
+  const row = { id: current?.id ?? crypto.randomUUID(), revision, sourceId, accountId: source.accountId, kind: "METRIC", name, dataType: result.dataType, body, ...auditForCreate(principal) };
   try {
-    if (!current) {
-      const row = { id: crypto.randomUUID(), revision, sourceId, accountId: source.accountId, kind: "METRIC", name, dataType: result.dataType, body, ...auditForCreate(principal) };
-      await db.batch([db.insert(sourceItems).values(row), ...replaceReferences(db, references)]);
-      return { row, created: true };
-    }
-    const [updated] = await db.batch([
-      db
-        .update(sourceItems)
-        .set({ dataType: result.dataType, body, revision, ...auditForUpdate(principal) })
-        .where(and(eq(sourceItems.id, current.id), eq(sourceItems.revision, current.revision)))
-        .returning(),
-      ...replaceReferences(db, references, itemHasRevision(sourceId, name, revision)),
-    ]);
-    if (updated.length > 0) return { row: updated[0]!, created: false };
-    if (retried || c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "The custom metric was changed concurrently; reload it and retry");
+    const stored = await storeItem(c, { current, row }, references, consistent);
+    if (stored !== "lost") return stored;
+    // Changed or deleted meanwhile, or the guard failed: one retry checks afresh (If-Match then answers 412).
+    if (retried) throw new ApiError("PRECONDITION_FAILED", "The custom metric or what it uses changed concurrently; reload and retry");
   } catch (err) {
     if (!isConstraintError(err, "UNIQUE") || current) {
       if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.expression", "A field or metric the expression uses was deleted meanwhile; retry");
@@ -97,19 +94,7 @@ async function writeMetric(c: Context<AppEnv>, sourceId: string, name: string, i
 }
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const { sourceId } = c.req.valid("param");
-  const db = c.get("db");
-  const { source } = requireSource(c.get("principal"), await selectSourceWithAccess(db, c.get("principal"), sourceId).get(), "READ");
-  type Row = typeof sourceItems.$inferSelect;
-  const page = await keysetPage(sourceItems.name, (r: Row) => r.name, c.req.valid("query"), (keyCondition, orderBy, limit) =>
-    db
-      .select()
-      .from(sourceItems)
-      .where(and(eq(sourceItems.sourceId, source.id), eq(sourceItems.kind, "METRIC"), keyCondition))
-      .orderBy(orderBy)
-      .limit(limit)
-      .all(),
-  );
+  const page = await listItems(c, c.req.valid("param").sourceId, "METRIC", c.req.valid("query"));
   return c.json({ content: page.content.map(toMetric), pageInfo: page.pageInfo }, 200);
 };
 

@@ -1,14 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { DataTypeSchema, ExpressionTextSchema, FieldNameSchema } from "../source-fields/fields.schemas";
-import { GranularitySchema, NumberFormatSchema, TimeFormatSchema } from "../sources/formats.schemas";
+import { GRANULARITIES, NumberFormatSchema, TimeFormatSchema } from "../sources/formats.schemas";
+
+// Inline rather than a $ref to the Granularity component: a $ref would bury `deprecated` in an allOf member.
+const DeprecatedGranularitySchema = z.enum(GRANULARITIES).optional();
 
 const metricMembers = {
   label: z.string().max(255).optional().openapi({ description: "User-visible text; the name when omitted." }),
   visible: z.boolean().optional().openapi({ description: "Visible to users on a visual; true when omitted." }),
   numberFormat: NumberFormatSchema.optional(),
   timeFormat: TimeFormatSchema.optional(),
-  granularity: GranularitySchema.optional().openapi({ deprecated: true, description: "Deprecated. Minimum time granularity." }),
+  granularity: DeprecatedGranularitySchema.openapi({ deprecated: true, description: "Deprecated. Minimum time granularity." }),
   expression: ExpressionTextSchema.openapi({ example: "sum(amount) / count(*)" }),
   dataType: DataTypeSchema.optional().openapi({ description: "Detected from the expression; a contradicting value is a 400." }),
 };
@@ -33,7 +36,7 @@ export const CustomMetricSchema = z
     visible: z.boolean(),
     numberFormat: NumberFormatSchema.optional(),
     timeFormat: TimeFormatSchema.optional(),
-    granularity: GranularitySchema.optional().openapi({ deprecated: true }),
+    granularity: DeprecatedGranularitySchema.openapi({ deprecated: true, description: "Deprecated. Minimum time granularity." }),
     expression: z.string(),
     dataType: DataTypeSchema,
     ...auditMembers,

@@ -6,21 +6,20 @@ import { requireSource, selectSourceWithAccess } from "../../db/source-access";
 import {
   expressionContext,
   inUse,
-  itemHasRevision,
-  replaceReferences,
   selectItemsByName,
   selectReferenceGraph,
   selectUsersOf,
+  stillConsistent,
   toGraph,
 } from "../../db/source-items";
 import { checkExpressionTree, findMetricCycle, namesIn, parseExpression, type Expression } from "../../domain/expression";
 import { firstFreeName, type FieldDataType } from "../../domain/source-fields";
 import { ApiError, duplicated, invalid, isConstraintError } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { expressionError, validationResult } from "../sources/expressions";
-import { deleteItem, loadItem, setItemVisibility } from "../sources/item-operations";
+import { deleteItem, listItems, loadItem, setItemVisibility, storeItem } from "../sources/item-operations";
 import { assertDataTypeAgrees, buildField, chooseFieldName, nativeDataType, toField, type StoredOrigin } from "./fields.model";
 import type { FieldInput } from "./fields.schemas";
 import type * as routes from "./fields.routes";
@@ -123,10 +122,15 @@ async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInpu
     throw duplicated(`The name '${explicitName}' is already used by a ${current.kind === "FIELD" ? "field" : "custom metric"} of the source`, 409);
   }
   if (current) checkIfMatch(c, current.revision);
+  // If-Match names a version the client saw: with no current field it cannot match (RFC 9110), so no silent creation.
+  else if (pathName !== undefined && c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "If-Match was sent but the field does not exist");
   const name = explicitName ?? firstFreeName(generatedBase, new Set(similar.map((s) => s.name)));
 
   const resolved = resolveOrigin(input, name, ast, items, toGraph(graph));
-  if (current && current.dataType !== resolved.dataType && users.length > 0) throw inUse(name, users, "change the type of");
+  // Retyping a used field (another dataType, or another origin type) would change what its users stand on.
+  const currentOriginType = (current?.body as { origin?: { type?: string } } | undefined)?.origin?.type;
+  const retyped = current && (current.dataType !== resolved.dataType || currentOriginType !== input.origin.type);
+  if (retyped && users.length > 0) throw inUse(name, users, "change the type of");
   const field = buildField(input, name, resolved.dataType, resolved.origin, source.features);
   const references = {
     sourceId,
@@ -135,29 +139,18 @@ async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInpu
     userKind: input.origin.type === "HIERARCHY" ? ("HIERARCHY" as const) : ("DERIVED_FIELD" as const),
     usedNames: resolved.references,
   };
-  const revision = newRevision();
+  const usedItems = items.filter((i) => resolved.references.includes(i.name));
+  const cycle = { kind: "DERIVED_FIELD" as const, via: input.origin.type === "DERIVED" ? resolved.references : [] };
+  const consistent = stillConsistent(sourceId, name, usedItems, cycle, Boolean(retyped));
+  // An update keeps the stored creation members: storeItem only takes the last-modified ones.
+  const row = { id: current?.id ?? crypto.randomUUID(), revision: newRevision(), sourceId, accountId: source.accountId, kind: "FIELD", ...field, ...auditForCreate(principal) };
 
   try {
-    if (!current) {
-      const audit = auditForCreate(principal);
-      const row = { id: crypto.randomUUID(), revision, sourceId, accountId: source.accountId, kind: "FIELD", ...field, ...audit };
-      await db.batch([db.insert(sourceItems).values(row), ...replaceReferences(db, references)]);
-      return { row, created: true };
-    }
-    const changes = { dataType: field.dataType, body: field.body, revision, ...auditForUpdate(principal) };
-    const [updated] = await db.batch([
-      db
-        .update(sourceItems)
-        .set(changes)
-        .where(and(eq(sourceItems.id, current.id), eq(sourceItems.revision, current.revision)))
-        .returning(),
-      ...replaceReferences(db, references, itemHasRevision(sourceId, name, revision)),
-    ]);
-    if (updated.length === 0) {
-      if (retried || c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "The field was changed concurrently; reload it and retry");
-      return writeField(c, sourceId, input, pathName, true);
-    }
-    return { row: updated[0]!, created: false };
+    const stored = await storeItem(c, { current, row }, references, consistent);
+    if (stored !== "lost") return stored;
+    // Changed or deleted meanwhile, or what it uses changed: one retry checks afresh (If-Match then answers 412).
+    if (retried) throw new ApiError("PRECONDITION_FAILED", "The field or what it uses changed concurrently; reload and retry");
+    return writeField(c, sourceId, input, pathName, true);
   } catch (err) {
     if (isConstraintError(err, "UNIQUE") && !current && pathName !== undefined && !retried) return writeField(c, sourceId, input, pathName, true);
     if (isConstraintError(err, "UNIQUE")) throw duplicated(`The name '${name}' is already used in the source`, 409);
@@ -167,19 +160,7 @@ async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInpu
 }
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const { sourceId } = c.req.valid("param");
-  const db = c.get("db");
-  const { source } = requireSource(c.get("principal"), await selectSourceWithAccess(db, c.get("principal"), sourceId).get(), "READ");
-  type Row = typeof sourceItems.$inferSelect;
-  const page = await keysetPage(sourceItems.name, (r: Row) => r.name, c.req.valid("query"), (keyCondition, orderBy, limit) =>
-    db
-      .select()
-      .from(sourceItems)
-      .where(and(eq(sourceItems.sourceId, source.id), eq(sourceItems.kind, "FIELD"), keyCondition))
-      .orderBy(orderBy)
-      .limit(limit)
-      .all(),
-  );
+  const page = await listItems(c, c.req.valid("param").sourceId, "FIELD", c.req.valid("query"));
   return c.json({ content: page.content.map(toField), pageInfo: page.pageInfo }, 200);
 };
 

@@ -29,6 +29,7 @@ export function chooseFieldName(input: FieldInput, taken: ReadonlySet<string>): 
 /** The data type a NATIVE origin implies, unless the client states one. */
 export function nativeDataType(input: FieldInput): FieldDataType {
   if (input.origin.type !== "NATIVE") throw new Error("not a native field");
+  if (input.dataType === "HIERARCHY") throw invalid("body.dataType", "Only a HIERARCHY origin has the data type HIERARCHY");
   return input.dataType ?? dataTypeOfNativeType(input.origin.nativeOrigin.originalType);
 }
 

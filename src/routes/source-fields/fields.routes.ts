@@ -6,6 +6,7 @@ import {
   FieldPageSchema,
   FieldPatchSchema,
   FieldPathSchema,
+  FieldPutPathSchema,
   FieldPutSchema,
   FieldSchema,
   ValidateExpressionSchema,
@@ -66,7 +67,7 @@ export const put = defineRoute({
   summary: "Create or replace a field (WRITE)",
   access: authenticated,
   errors: ["NOT_FOUND", "FORBIDDEN", "DUPLICATED", "PRECONDITION_FAILED"],
-  request: { params: FieldPathSchema, body: jsonBody(FieldPutSchema) },
+  request: { params: FieldPutPathSchema, body: jsonBody(FieldPutSchema) },
   responses: {
     200: jsonContent(FieldSchema, "The field was replaced"),
     201: jsonContent(FieldSchema, "The field was created"),

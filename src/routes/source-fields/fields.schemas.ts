@@ -143,6 +143,11 @@ export const FieldPathSchema = z.object({
   fieldName: z.string().min(1).max(255).openapi({ param: { name: "fieldName", in: "path" } }),
 });
 
+/** PUT may create the field its path names, so that name must be a valid field name. */
+export const FieldPutPathSchema = FieldPathSchema.extend({
+  fieldName: FieldNameSchema.openapi({ param: { name: "fieldName", in: "path" }, description: "The field's name; PUT creates it when missing." }),
+});
+
 export const FieldPatchSchema = z.object({ visible: z.boolean() }).openapi("FieldPatch");
 
 export const ValidateExpressionSchema = z.object({ expression: z.string().max(MAX_EXPRESSION_LENGTH) }).openapi("ValidateExpression");

@@ -38,6 +38,8 @@ export const TimeFieldFormatOptionsSchema = z
 
 /** A real IANA zone, as the runtime's time-zone database knows it. */
 export function isTimeZone(zone: string): boolean {
+  // The runtime also takes UTC offsets ("+01:00", "-0530"), which are no IANA zone names.
+  if (/^[+-]/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;

@@ -1,9 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, not, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { sourceItems, sourceReferences } from "../../db/schema";
 import { requireSource, selectSourceWithAccess } from "../../db/source-access";
-import { inUse, selectUsersOf, type ItemKind } from "../../db/source-items";
+import { inUse, itemHasRevision, replaceReferences, selectUsersOf, type ItemKind, type ReferenceWrite } from "../../db/source-items";
 import { ApiError, isConstraintError, notFound } from "../../lib/errors";
 import { auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, newRevision, type PageRequest } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
@@ -88,4 +88,40 @@ export async function listItems(c: Context<AppEnv>, sourceId: string, kind: Item
   ]);
   requireSource(principal, access[0], "READ");
   return plan.toPage(rows);
+}
+
+type NewItem = typeof sourceItems.$inferInsert & { id: string; revision: string };
+
+/**
+ * Stores a field or metric with its references in one batch (one transaction), under `consistent`,
+ * the guard that what the handler checked still holds. An INSERT takes no condition, so a failed
+ * guard is undone by the batch's last statement (references follow by cascade); an UPDATE simply
+ * misses. Either way the answer is "lost" and the caller retries on fresh reads or answers 412.
+ */
+export async function storeItem(
+  c: Context<AppEnv>,
+  item: { current?: { id: string; revision: string }; row: NewItem },
+  references: ReferenceWrite,
+  consistent: SQL,
+): Promise<{ row: ItemRow; created: boolean } | "lost"> {
+  const db = c.get("db");
+  const { current, row } = item;
+  if (!current) {
+    const [, , , undone] = await db.batch([
+      db.insert(sourceItems).values(row),
+      ...replaceReferences(db, references),
+      db.delete(sourceItems).where(and(eq(sourceItems.id, row.id), not(consistent))).returning({ id: sourceItems.id }),
+    ]);
+    return undone.length === 0 ? { row: row as ItemRow, created: true } : "lost";
+  }
+  const { dataType, body, revision, lastModifiedByUserId, lastModifiedDate } = row;
+  const [updated] = await db.batch([
+    db
+      .update(sourceItems)
+      .set({ dataType, body, revision, lastModifiedByUserId, lastModifiedDate })
+      .where(and(eq(sourceItems.id, current.id), ifMatchGuard(c, sourceItems.revision, current.revision), consistent))
+      .returning(),
+    ...replaceReferences(db, references, itemHasRevision(references.sourceId, references.userName, revision)),
+  ]);
+  return updated.length > 0 ? { row: updated[0]!, created: false } : "lost";
 }

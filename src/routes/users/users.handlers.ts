@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
-import { accessTokens, groups, userGroups, users } from "../../db/schema";
+import { accessTokens, userGroups, users } from "../../db/schema";
 import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
 import { hashPassword } from "../../domain/passwords";
 import type { Principal } from "../../domain/principal";
