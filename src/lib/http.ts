@@ -31,6 +31,15 @@ export function ifMatchGuard(c: Context<AppEnv>, revisionColumn: SQLiteColumn, c
   return c.req.header("If-Match") ? eq(revisionColumn, checkedRevision) : undefined;
 }
 
+/** A body may repeat the path's id, never name another object. */
+export function assertSameId(bodyId: string | undefined, pathId: string): void {
+  if (bodyId !== undefined && bodyId !== pathId) {
+    throw new ApiError("ID_MISMATCH", "Body id differs from the path id", {
+      problems: [{ name: "body.id", message: "Must equal the id in the path", level: "ERROR" }],
+    });
+  }
+}
+
 export interface AuditColumns {
   createdByUserId: string;
   createdDate: string;

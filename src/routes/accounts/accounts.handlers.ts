@@ -4,7 +4,7 @@ import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
 import { accounts, groups, type AccountAttribute } from "../../db/schema";
 import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AccountWrite } from "./accounts.schemas";
 import type * as routes from "./accounts.routes";
@@ -105,7 +105,7 @@ export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  if (body.id !== undefined && body.id !== id) throw new ApiError("ID_MISMATCH", "Body id differs from the path id");
+  assertSameId(body.id, id);
   const db = c.get("db");
   const current = await findAccount(db, id);
   checkIfMatch(c, current.revision);

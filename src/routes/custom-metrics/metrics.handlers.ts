@@ -14,8 +14,8 @@ import { ApiError, duplicated, invalid, isConstraintError } from "../../lib/erro
 import { auditForCreate, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
-import { expressionError, validationResult } from "../sources/expressions";
-import { deleteItem, listItems, loadItem, setItemVisibility, storeItem } from "../sources/item-operations";
+import { expressionError } from "../sources/expressions";
+import { deleteItem, listItems, loadItem, setItemVisibility, storeItem, validateAgainstSource } from "../sources/item-operations";
 import { metricBody, toMetric } from "./metrics.model";
 import type { CustomMetricInput } from "./metrics.schemas";
 import type * as routes from "./metrics.routes";
@@ -137,15 +137,6 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
 };
 
 export const validate: AppRouteHandler<typeof routes.validate> = async (c) => {
-  const { sourceId } = c.req.valid("param");
-  const { expression } = c.req.valid("json");
-  const db = c.get("db");
-  const principal = c.get("principal");
-  const parsed = parseExpression(expression);
-  const [access, items] = await db.batch([
-    selectSourceWithAccess(db, principal, sourceId),
-    selectItemsByName(db, sourceId, parsed.ok ? namesIn(parsed.ast) : []),
-  ]);
-  requireSource(principal, access[0], "READ");
-  return c.json(validationResult(parsed.ok ? checkExpressionTree(parsed.ast, expressionContext(items), "aggregate") : parsed), 200);
+  const result = await validateAgainstSource(c, c.req.valid("param").sourceId, c.req.valid("json").expression, "aggregate");
+  return c.json(result, 200);
 };

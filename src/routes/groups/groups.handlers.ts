@@ -6,7 +6,7 @@ import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./groups.routes";
 
@@ -82,7 +82,7 @@ export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  if (body.id !== undefined && body.id !== id) throw new ApiError("ID_MISMATCH", "Body id differs from the path id");
+  assertSameId(body.id, id);
   const db = c.get("db");
   const principal = c.get("principal");
   const current = await findGroup(db, principal, id);

@@ -18,8 +18,8 @@ import { ApiError, duplicated, invalid, isConstraintError } from "../../lib/erro
 import { auditForCreate, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
-import { expressionError, validationResult } from "../sources/expressions";
-import { deleteItem, listItems, loadItem, setItemVisibility, storeItem } from "../sources/item-operations";
+import { expressionError } from "../sources/expressions";
+import { deleteItem, listItems, loadItem, setItemVisibility, storeItem, validateAgainstSource } from "../sources/item-operations";
 import { assertDataTypeAgrees, buildField, chooseFieldName, nativeDataType, toField, type StoredOrigin } from "./fields.model";
 import type { FieldInput } from "./fields.schemas";
 import type * as routes from "./fields.routes";
@@ -198,15 +198,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
 };
 
 export const validate: AppRouteHandler<typeof routes.validate> = async (c) => {
-  const { sourceId } = c.req.valid("param");
-  const { expression } = c.req.valid("json");
-  const db = c.get("db");
-  const principal = c.get("principal");
-  const parsed = parseExpression(expression);
-  const names = parsed.ok ? namesIn(parsed.ast) : [];
-  const [access, items] = await db.batch([selectSourceWithAccess(db, principal, sourceId), selectItemsByName(db, sourceId, names)]);
-  requireSource(principal, access[0], "READ");
-  const result = parsed.ok ? checkExpressionTree(parsed.ast, expressionContext(items), "row") : parsed;
-  return c.json(validationResult(result), 200);
+  const result = await validateAgainstSource(c, c.req.valid("param").sourceId, c.req.valid("json").expression, "row");
+  return c.json(result, 200);
 };
 

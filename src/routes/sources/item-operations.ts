@@ -3,7 +3,9 @@ import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { sourceItems, sourceReferences } from "../../db/schema";
 import { requireSource, selectSourceWithAccess } from "../../db/source-access";
-import { inUse, itemHasRevision, replaceReferences, selectUsersOf, type ItemKind, type ReferenceWrite } from "../../db/source-items";
+import { expressionContext, inUse, itemHasRevision, replaceReferences, selectItemsByName, selectUsersOf, type ItemKind, type ReferenceWrite } from "../../db/source-items";
+import { checkExpressionTree, namesIn, parseExpression, type ExpressionLevel } from "../../domain/expression";
+import { validationResult } from "./expressions";
 import { ApiError, isConstraintError, notFound } from "../../lib/errors";
 import { auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, newRevision, type PageRequest } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
@@ -124,4 +126,17 @@ export async function storeItem(
     ...replaceReferences(db, references, itemHasRevision(references.sourceId, references.userName, revision)),
   ]);
   return updated.length > 0 ? { row: updated[0]!, created: false } : "lost";
+}
+
+/** The validate endpoints: checks an expression against the source without storing anything (READ). */
+export async function validateAgainstSource(c: Context<AppEnv>, sourceId: string, expression: string, level: ExpressionLevel) {
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const parsed = parseExpression(expression);
+  const [access, items] = await db.batch([
+    selectSourceWithAccess(db, principal, sourceId),
+    selectItemsByName(db, sourceId, parsed.ok ? namesIn(parsed.ast) : []),
+  ]);
+  requireSource(principal, access[0], "READ");
+  return validationResult(parsed.ok ? checkExpressionTree(parsed.ast, expressionContext(items), level) : parsed);
 }
