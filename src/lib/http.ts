@@ -11,12 +11,12 @@ export const etagOf = (revision: string) => `"${revision}"`;
 
 export const newRevision = () => crypto.randomUUID().replace(/-/g, "").slice(0, 16);
 
-/** 412 when the request's If-Match names none of the object's current ETag. */
+/** 412 when the request's If-Match names none of the object's current ETag (strong comparison: a W/ tag never matches). */
 export function checkIfMatch(c: Context<AppEnv>, revision: string): void {
   const header = c.req.header("If-Match");
   if (!header || header.trim() === "*") return;
   const current = etagOf(revision);
-  const tags = header.split(",").map((t) => t.trim().replace(/^W\//, ""));
+  const tags = header.split(",").map((t) => t.trim());
   if (!tags.includes(current)) {
     throw new ApiError("PRECONDITION_FAILED", `If-Match ${header} does not match the current ETag ${current}`);
   }

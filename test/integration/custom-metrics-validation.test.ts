@@ -123,6 +123,10 @@ describe("TimeFormat", () => {
       expect(res.status, `${timeZone}: ${res.text}`).toBe(201);
       expect(res.json.timeFormat).toEqual({ timeZone });
     }
+    // Zone names are matched without regard to case and answered in canonical form.
+    const lower = await putWith({ timeFormat: { timeZone: "europe/paris" } });
+    expect(lower.status, lower.text).toBe(201);
+    expect(lower.json.timeFormat).toEqual({ timeZone: "Europe/Paris" });
     // UTC offsets are no IANA zones, though the runtime's Intl accepts them.
     for (const timeZone of ["Mars/Olympus", "", "Europe/Pariss", "Paris", "GMT+5", "+01:00", "-0530", "+00:00", "x".repeat(65), 1]) {
       expectInvalid(await putWith({ timeFormat: { timeZone } }), "body.timeFormat.timeZone");

@@ -346,6 +346,9 @@ describe("concurrency and ETags", () => {
     expect(await dbSnapshot()).toEqual(before);
     expect((await call("GET", metricPath(sourceId, "etagged"), { as: as(admin) })).json.expression).toBe("sum(qty)");
 
+    // If-Match compares strongly: the weak form of the current tag does not match.
+    expectError(await putMetric(admin, sourceId, "etagged", { expression: "avg(price)" }, { "If-Match": `W/${secondTag}` }), 412, "PRECONDITION_FAILED");
+
     const again = await putMetric(admin, sourceId, "etagged", { expression: "avg(price)" }, { "If-Match": secondTag });
     expect(again.status).toBe(200);
     const got = await call("GET", metricPath(sourceId, "etagged"), { as: as(admin) });

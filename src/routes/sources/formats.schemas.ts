@@ -48,12 +48,24 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
+let zonesByLowerCase: Map<string, string> | undefined;
+
+/**
+ * The zone in the zone database's own letter case ("europe/paris" becomes "Europe/Paris"). Only the
+ * case: ICU's canonical form would turn a correct "Asia/Kolkata" into the legacy "Asia/Calcutta".
+ */
+function zoneSpelling(zone: string): string {
+  zonesByLowerCase ??= new Map(Intl.supportedValuesOf("timeZone").map((z) => [z.toLowerCase(), z]));
+  return zonesByLowerCase.get(zone.toLowerCase()) ?? zone;
+}
+
 export const TimeZoneSchema = z
   .string()
   .min(1)
   .max(64)
   .refine(isTimeZone, "Must be an IANA time zone such as Europe/Paris")
-  .openapi({ example: "Europe/Paris" });
+  .transform(zoneSpelling)
+  .openapi({ type: "string", example: "Europe/Paris", description: "An IANA time zone; matched regardless of letter case." });
 
 export const TimeFormatSchema = z
   .object({
