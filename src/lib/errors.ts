@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
+import { VENDOR_JSON } from "./media-types";
 import type { AppEnv } from "./types";
 
 /**
@@ -125,17 +126,11 @@ const OAUTH_ERROR: Record<number, string> = {
   500: "server_error",
 };
 
-/**
- * The vendor media type every JSON response carries (VENDOR_JSON of lib/openapi.ts, which imports
- * this module). Set here because errors thrown by the media-type middleware itself, and errors
- * outside `/api`, never pass through that middleware's rewrite.
- */
-const ERROR_MEDIA_TYPE = "application/vnd.service.v3+json";
-
 /** Builds the response of an error in the body the spec names for its status and endpoint. */
 export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
   const path = new URL(c.req.url).pathname;
-  const headers: Record<string, string> = { ...error.headers, "Content-Type": ERROR_MEDIA_TYPE };
+  // Set here: errors thrown by the media-type middleware itself, and errors outside /api, never pass its rewrite.
+  const headers: Record<string, string> = { ...error.headers, "Content-Type": VENDOR_JSON };
   let body: unknown;
   if (isTrustedAccessPath(path)) {
     body = { error: OAUTH_ERROR[error.status] ?? "invalid_request", error_description: error.message };

@@ -3,6 +3,7 @@ import type { Access } from "../domain/principal";
 import { authorize } from "../middleware/authorize";
 import { stability, type Stability } from "../middleware/stability";
 import { ERROR_CODES, type ErrorCode } from "./errors";
+import { VENDOR_JSON } from "./media-types";
 
 /**
  * Route declarations. `defineRoute` is the only way routes are made: it attaches the route's
@@ -11,7 +12,7 @@ import { ERROR_CODES, type ErrorCode } from "./errors";
  * OpenAPI document lists them. The access rule and marks are also written into the document
  * as `x-access` / `x-stability`: the document is the route table the tests iterate over.
  */
-export const VENDOR_JSON = "application/vnd.service.v3+json";
+export { VENDOR_JSON };
 
 export const ProblemSchema = z
   .object({
