@@ -14,7 +14,7 @@ import type * as routes from "./sources.routes";
 
 type SourceRow = typeof sources.$inferSelect;
 
-export function toSource(row: SourceRow) {
+function toSource(row: SourceRow) {
   return {
     id: row.id,
     name: row.name,
@@ -52,6 +52,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
 
   const taken = new Set<string>([VOLUME_METRIC.name]);
   const problems: Problem[] = [];
+  let nameUsedTwice = false;
   const fields = body.fields.flatMap((input, i) => {
     if (input.origin.type !== "NATIVE") {
       problems.push({ name: `body.fields[${i}].origin.type`, message: "Fields created with a source must be NATIVE", level: "ERROR" });
@@ -59,6 +60,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     }
     const name = chooseFieldName(input, taken);
     if (taken.has(name)) {
+      nameUsedTwice = true;
       problems.push({ name: `body.fields[${i}].name`, message: `The name '${name}' is used twice`, level: "ERROR" });
       return [];
     }
@@ -73,8 +75,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     }
   });
   if (problems.length > 0) {
-    const status = problems.some((p) => p.message.includes("used twice")) ? "DUPLICATED" : "VALIDATION_FAILED";
-    throw new ApiError(status, "Invalid inline fields", { problems });
+    throw new ApiError(nameUsedTwice ? "DUPLICATED" : "VALIDATION_FAILED", "Invalid inline fields", { problems });
   }
   await assertWithinQuota(db, accountId, "SOURCE");
 
@@ -162,20 +163,17 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   return c.body(null, 204);
 };
 
-function selectGrants(c: { get: (k: "db") => import("../../db/client").Database }, sourceId: string) {
-  return c
-    .get("db")
-    .select({ principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
-    .from(sourcePermissions)
-    .where(eq(sourcePermissions.sourceId, sourceId))
-    .orderBy(sourcePermissions.principalType, sourcePermissions.principalId);
-}
-
 type Grant = { principalType: "USER" | "GROUP"; principalId: string; permission: "READ" | "WRITE" };
 
 export const getPermissions: AppRouteHandler<typeof routes.getPermissions> = async (c) => {
   const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "WRITE");
-  const grants = (await selectGrants(c, source.id).all()) as Grant[];
+  const grants = (await c
+    .get("db")
+    .select({ principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
+    .from(sourcePermissions)
+    .where(eq(sourcePermissions.sourceId, source.id))
+    .orderBy(sourcePermissions.principalType, sourcePermissions.principalId)
+    .all()) as Grant[];
   return c.json({ content: grants }, 200);
 };
 
