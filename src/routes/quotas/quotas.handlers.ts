@@ -10,12 +10,12 @@ import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./quotas.routes";
 
 /**
- * The quota with each line's live consumption, in one query. `quotas.account_id` is spelled out:
+ * The quota with each line's live consumption, in one query (batchable). `quotas.account_id` is spelled out:
  * in a single-table select Drizzle renders ${quotas.accountId} as a bare "account_id", which the
  * subquery would resolve to l.account_id (every account's limits).
  */
-async function readQuota(db: Database, accountId: string) {
-  const row = await db
+function selectQuota(db: Database, accountId: string) {
+  return db
     .select({
       accountId: quotas.accountId,
       revision: quotas.revision,
@@ -26,17 +26,19 @@ async function readQuota(db: Database, accountId: string) {
       lines: sql<string>`(SELECT json_group_array(json_object('type', l.type, 'limit', l.limit_value, 'consumption', ${consumptionOf(sql`l.type`, sql`l.account_id`)})) FROM quota_limits l WHERE l.account_id = quotas.account_id)`,
     })
     .from(quotas)
-    .where(eq(quotas.accountId, accountId))
-    .get();
-  if (!row) return undefined;
+    .where(eq(quotas.accountId, accountId));
+}
+
+type QuotaRow = Awaited<ReturnType<ReturnType<typeof selectQuota>["get"]>>;
+
+function toQuota(row: QuotaRow) {
+  if (!row) throw notFound("Quota");
   const lines = (JSON.parse(row.lines) as QuotaLine[]).sort((a, b) => QUOTA_TYPES.indexOf(a.type) - QUOTA_TYPES.indexOf(b.type));
   return { revision: row.revision, body: { accountId: row.accountId, quotas: lines, ...auditOut(row) } };
 }
 
 async function mustReadQuota(db: Database, accountId: string) {
-  const quota = await readQuota(db, accountId);
-  if (!quota) throw notFound("Quota");
-  return quota;
+  return toQuota(await selectQuota(db, accountId).get());
 }
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
@@ -69,15 +71,17 @@ export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
   if (existing.quotaRevision) checkIfMatch(c, existing.quotaRevision);
   const audit = auditForCreate(principal);
   const revision = newRevision();
-  await db.batch([
+  // The batch's last statement reads the quota as the batch left it: no second round trip.
+  const [, , , written] = await db.batch([
     db
       .insert(quotas)
       .values({ accountId: body.accountId, revision, ...audit })
       .onConflictDoUpdate({ target: quotas.accountId, set: { revision, ...auditForUpdate(principal) } }),
     db.delete(quotaLimits).where(eq(quotaLimits.accountId, body.accountId)),
     db.insert(quotaLimits).values(body.quotas.map((q) => ({ accountId: body.accountId, type: q.type, limitValue: q.limit }))),
+    selectQuota(db, body.accountId),
   ]);
-  const quota = await mustReadQuota(db, body.accountId);
+  const quota = toQuota(written[0]);
   c.header("ETag", etagOf(quota.revision));
   return existing.quotaRevision ? c.json(quota.body, 200) : c.json(quota.body, 201);
 };
