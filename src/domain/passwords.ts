@@ -48,9 +48,19 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Compares two secrets in time that depends only on their length, by comparing their digests. */
-export async function secretsEqual(a: string, b: string): Promise<boolean> {
-  const [da, db] = await Promise.all([sha256Bytes(a), sha256Bytes(b)]);
+const knownDigests = new Map<string, Promise<Uint8Array>>();
+
+/**
+ * Compares a sent secret with a configured one in constant time, by comparing their digests.
+ * The configured secret's digest is computed once per isolate, not on every request.
+ */
+export async function secretsEqual(sent: string, configured: string): Promise<boolean> {
+  let expected = knownDigests.get(configured);
+  if (!expected) {
+    if (knownDigests.size > 8) knownDigests.clear();
+    knownDigests.set(configured, (expected = sha256Bytes(configured)));
+  }
+  const [da, db] = await Promise.all([sha256Bytes(sent), expected]);
   return timingSafeEqual(da, db);
 }
 

@@ -8,7 +8,16 @@ export interface Config {
   exposeRoundTrips: boolean;
 }
 
+// The env object lives as long as the isolate: parse its vars once, not on every request.
+const parsed = new WeakMap<Bindings, Config>();
+
 export function readConfig(env: Bindings): Config {
+  let config = parsed.get(env);
+  if (!config) parsed.set(env, (config = parseConfig(env)));
+  return config;
+}
+
+function parseConfig(env: Bindings): Config {
   return {
     contextPath: normaliseContextPath(env.CONTEXT_PATH),
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, 1_048_576),
