@@ -5,9 +5,9 @@ import { readConfig } from "./lib/config";
 import { methodNotAllowed } from "./lib/method-not-allowed";
 import type { AppEnv } from "./lib/types";
 import { authenticate } from "./middleware/authenticate";
-import { bodyLimit } from "./middleware/body-limit";
 import { database } from "./middleware/database";
 import { mediaType } from "./middleware/media-type";
+import { drainUnreadBody } from "./middleware/request-body";
 import { requestId } from "./middleware/request-id";
 import { accountsRouter } from "./routes/accounts/accounts.index";
 import { groupsRouter } from "./routes/groups/groups.index";
@@ -29,12 +29,12 @@ export function createApp(contextPath = "") {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
   app.use("*", requestId);
+  app.use("*", drainUnreadBody);
   app.use("*", async (c, next) => {
     c.set("config", readConfig(c.env));
     await next();
   });
   app.use(`${contextPath}/api/*`, mediaType);
-  app.use("*", bodyLimit);
   app.use("*", database);
 
   const api = createRouter();

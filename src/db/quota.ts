@@ -1,13 +1,17 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { allows, type QuotaType } from "../domain/quota";
-import { ApiError } from "../lib/errors";
+import type { QuotaType } from "../domain/quota";
+import { ApiError, isConstraintError } from "../lib/errors";
 import type { Database } from "./client";
-import { quotaLimits } from "./schema";
+import { quotaGuard, quotaLimits } from "./schema";
 
 /**
- * How much of each quota type an account consumes, as SQL over its live objects. A type whose
- * objects do not exist in this service yet has no entry and counts 0. Resources that add a
- * counted object add its expression here (FILE_SIZE counts bytes of JSON datasets).
+ * Quotas, enforced inside the write itself. A check that reads the count and then writes in a
+ * later round trip lets concurrent creates all pass it; here the check is the first statement of
+ * the write's own D1 batch (one transaction), so the count it sees is the count the write changes.
+ *
+ * How much of each type an account consumes is SQL over its live objects. A type whose objects do
+ * not exist in this service yet has no entry and counts 0. Resources that add a counted object add
+ * its expression here (FILE_SIZE counts bytes of JSON datasets).
  */
 const CONSUMPTION: Partial<Record<QuotaType, (accountId: SQL) => SQL>> = {
   SOURCE: (accountId) => sql`SELECT count(*) FROM sources WHERE sources.account_id = ${accountId}`,
@@ -19,16 +23,26 @@ export function consumptionOf(type: SQL, accountId: SQL): SQL<number> {
 }
 
 /**
- * Call before creating a counted object: throws 409 QUOTA_EXCEEDED when the account's limit for
- * `type` would be passed by `adding` more (objects, or bytes for FILE_SIZE). One D1 round trip.
+ * The statement to put FIRST in the batch that creates (or grows) a counted object: it fails the
+ * whole batch with the `quota_exceeded` CHECK constraint when `adding` more of `type` (objects, or
+ * bytes for FILE_SIZE; SQL for a change computed in the database) would pass the account's limit.
+ * No limit row means no limit. Catch the batch's error with `rethrowQuotaExceeded`.
  */
-export async function assertWithinQuota(db: Database, accountId: string, type: QuotaType, adding = 1): Promise<void> {
+export function quotaGuardStatement(db: Database, accountId: string, type: QuotaType, adding: number | SQL = 1) {
+  const consumption = CONSUMPTION[type]?.(sql`${accountId}`) ?? sql`SELECT 0`;
+  return db.insert(quotaGuard).select(
+    sql`SELECT ${type} WHERE EXISTS (SELECT 1 FROM quota_limits AS ql WHERE ql.account_id = ${accountId} AND ql.type = ${type} AND (${consumption}) + (${adding}) > ql.limit_value)`,
+  );
+}
+
+/** After a batch that started with `quotaGuardStatement` failed: throws 409 QUOTA_EXCEEDED if the guard refused it. */
+export async function rethrowQuotaExceeded(db: Database, err: unknown, accountId: string, type: QuotaType): Promise<void> {
+  if (!isConstraintError(err, "CHECK", "quota_exceeded")) return;
+  // Only on refusal: read the limit so the message can name it.
   const row = await db
-    .select({ limit: quotaLimits.limitValue, consumption: consumptionOf(sql`${type}`, sql`${accountId}`) })
+    .select({ limit: quotaLimits.limitValue })
     .from(quotaLimits)
     .where(and(eq(quotaLimits.accountId, accountId), eq(quotaLimits.type, type)))
     .get();
-  if (row && !allows(row.limit, Number(row.consumption), adding)) {
-    throw new ApiError("QUOTA_EXCEEDED", `The account's ${type} quota of ${row.limit} would be exceeded`);
-  }
+  throw new ApiError("QUOTA_EXCEEDED", `The account's ${type} quota${row ? ` of ${row.limit}` : ""} would be exceeded`);
 }

@@ -132,6 +132,17 @@ export const quotaLimits = sqliteTable(
   ],
 );
 
+/**
+ * Never holds a row: its CHECK constraint refuses every insert. A write batch starts with a
+ * statement that inserts here only when the account would pass a quota (db/quota.ts), so the
+ * count and the write happen in one transaction and an exceeded quota rolls the batch back.
+ */
+export const quotaGuard = sqliteTable(
+  "quota_guard",
+  { type: text("type").notNull() },
+  () => [check("quota_exceeded", sql`0`)],
+);
+
 /** Bearer tokens, stored as SHA-256 digests. Issued by the trusted-access endpoints. */
 export const accessTokens = sqliteTable(
   "access_tokens",

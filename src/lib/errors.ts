@@ -203,10 +203,10 @@ export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", messag
   else console.log(line);
 }
 
-/** True for a D1/SQLite constraint failure of the given kind (UNIQUE, CHECK, FOREIGN KEY). */
-export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FOREIGN KEY" | "PRIMARY KEY"): boolean {
+/** True for a D1/SQLite constraint failure of the given kind (UNIQUE, CHECK, FOREIGN KEY), and of the named constraint if given. */
+export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FOREIGN KEY" | "PRIMARY KEY", name?: string): boolean {
   const text = collectMessages(err);
-  return text.includes(`${kind} constraint failed`);
+  return text.includes(`${kind} constraint failed`) && (name === undefined || text.includes(name));
 }
 
 function collectMessages(err: unknown): string {

@@ -1,6 +1,7 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Access } from "../domain/principal";
 import { authorize } from "../middleware/authorize";
+import { defaultBodyCap, readJsonBody, type BodyCap } from "../middleware/request-body";
 import { stability, type Stability } from "../middleware/stability";
 import { ERROR_CODES, type ErrorCode } from "./errors";
 import { VENDOR_JSON } from "./media-types";
@@ -85,6 +86,12 @@ export const noContent = { description: "Done; no body." };
 
 export interface RouteExtras {
   access: Access;
+  /**
+   * The permission the handler checks on the object the path names, after the route's access rule
+   * (e.g. "source:READ"). Written into the document as `x-object-permission`; the generated
+   * privilege matrix reads it.
+   */
+  objectPermission?: ObjectPermission;
   stability?: Stability;
   /** The specific errorCodes this route can answer besides the ones every route of its kind can. */
   errors?: ErrorCode[];
@@ -92,23 +99,64 @@ export interface RouteExtras {
   duplicatedStatus?: 400 | 409;
   /** Trusted-access endpoints answer errors as {error, error_description}. */
   errorBody?: "oauth";
+  /** Largest body the route reads (413 above it); MAX_BODY_BYTES unless the route needs more. */
+  bodyCap?: BodyCap;
 }
 
+/** Object-level permissions a handler checks, as `<object>:<permission>`. */
+export type ObjectPermission = "source:READ" | "source:WRITE" | "source:EDIT_METRICS";
+
+interface HeaderDoc {
+  description: string;
+  required?: boolean;
+  schema: { type: "string" };
+}
+const header = (description: string, required = true): HeaderDoc => ({ description, required, schema: { type: "string" } });
+
+/** Headers every response carries, plus those of a stability mark. */
+function commonHeaders(mark: Stability | undefined): Record<string, HeaderDoc> {
+  return {
+    "X-Request-Id": header("Id of the request: the caller's sane X-Request-Id, or one made by the service."),
+    ...(mark === "experimental" || mark === "preview" ? { "X-API-Stability": header("`experimental`: this operation may change.") } : {}),
+    ...(mark === "deprecated" ? { Deprecation: header("`true`: this operation is deprecated.") } : {}),
+  };
+}
+
+/** Headers of particular error statuses. */
+const ERROR_HEADERS: Record<number, Record<string, HeaderDoc>> = {
+  401: { "WWW-Authenticate": header("The authentication challenge (Basic, or Bearer for bearer requests).") },
+  429: { "Retry-After": header("Seconds to wait before signing in again.") },
+};
+
 export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras): R {
-  const { access, stability: mark, errors = [], duplicatedStatus, errorBody, ...route } = config;
+  const { access, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, ...route } = config;
   const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
   const request = route.request;
   // Accept is negotiated under /api only: the HTML reference page answers any Accept.
   if (route.path.startsWith("/api") || !route.path.startsWith("/docs")) codes.add("NOT_ACCEPTABLE");
   if (request?.params || request?.query) codes.add("VALIDATION_FAILED");
-  if (request?.body) ["VALIDATION_FAILED", "MALFORMED_JSON"].forEach((c) => codes.add(c as ErrorCode));
-  // The pipeline checks the type and size of any body before routing, whether or not the route takes one.
-  if (request?.body || route.method !== "get") ["UNSUPPORTED_MEDIA_TYPE", "PAYLOAD_TOO_LARGE"].forEach((c) => codes.add(c as ErrorCode));
+  if (request?.body) ["VALIDATION_FAILED", "MALFORMED_JSON", "PAYLOAD_TOO_LARGE"].forEach((c) => codes.add(c as ErrorCode));
+  // The pipeline checks the media type of any body before routing, whether or not the route takes one.
+  if (request?.body || route.method !== "get") codes.add("UNSUPPORTED_MEDIA_TYPE");
   if (access.kind !== "public") ["UNAUTHENTICATED", "TOO_MANY_LOGIN_ATTEMPTS"].forEach((c) => codes.add(c as ErrorCode));
   if (access.kind !== "public" && access.kind !== "authenticated") codes.add("FORBIDDEN");
   if (mark === "preview") codes.add("PREVIEW_NOT_ENABLED");
 
-  const responses: Record<string, unknown> = { ...route.responses };
+  const common = commonHeaders(mark);
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(route.responses as Record<string, { headers?: object }>)) {
+    const own: Record<string, HeaderDoc> =
+      status === "201" ? { Location: header("URL of the created object."), ETag: header("Current entity tag of the object.", false) } : {};
+    if (route.method === "get" && status === "200") own.ETag = header("Entity tag of this representation: send it back in If-None-Match.", false);
+    responses[status] = { ...response, headers: { ...common, ...own, ...(response.headers ?? {}) } };
+  }
+  // Every GET answers If-None-Match with the current ETag by 304 and no body.
+  if (route.method === "get") {
+    responses["304"] = {
+      description: "Not modified: If-None-Match named the current ETag.",
+      headers: { ...common, ETag: header("The current entity tag.") },
+    };
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = code === "DUPLICATED" && duplicatedStatus ? duplicatedStatus : ERROR_CODES[code].status;
@@ -118,6 +166,7 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
     const schema = errorBody === "oauth" ? TrustedAccessErrorSchema : status === 401 ? ServletErrorMessageSchema : ErrorMessageSchema;
     responses[String(status)] = {
       description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}`).join(" "),
+      headers: { ...common, ...(ERROR_HEADERS[status] ?? {}) },
       content: { [VENDOR_JSON]: { schema } },
       "x-error-codes": list,
     };
@@ -129,8 +178,10 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
     security: access.kind === "public" ? [] : undefined,
     deprecated: mark === "deprecated" ? true : route.deprecated,
     "x-access": access.kind === "privilege" ? access.privilege : access.kind,
+    ...(objectPermission ? { "x-object-permission": objectPermission } : {}),
     ...(mark ? { "x-stability": mark } : {}),
-    middleware: [stability(mark), authorize(access)],
+    // Access is checked before the body is even read: a stranger's 5 MB upload costs no parsing.
+    middleware: [stability(mark), authorize(access), ...(request?.body ? [readJsonBody(bodyCap)] : [])],
   } as unknown as R) as R;
 }
 

@@ -21,6 +21,8 @@ export interface Variables {
   roundTrips: RoundTripCounter;
   /** Set by the authentication middleware on every route that is not public. */
   principal: Principal;
+  /** The request body's text exactly as sent, for routes that store JSON byte for byte. */
+  rawJsonBody?: string;
 }
 
 export interface AppEnv {

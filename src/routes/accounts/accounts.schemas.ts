@@ -1,11 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { auditMembers } from "../../lib/openapi";
+import { nameString, textString } from "../../lib/text-schemas";
 
 const AttributeSchema = z.object({
-  key: z.string().min(1).max(255),
-  value: z
-    .string()
-    .max(4096)
+  key: nameString(255),
+  value: textString(4096)
     .optional()
     .openapi({ description: "Write-only when isSecured: never returned. Omit it on update to keep the stored value." }),
   isSecured: z.boolean().default(false),
@@ -27,10 +26,10 @@ export const AccountSchema = z
 export const AccountWriteSchema = z
   .object({
     id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
-    name: z.string().trim().min(1).max(255),
+    name: nameString(255, { trim: true }),
     disabled: z.boolean().default(false),
     replyToAddress: z.email().max(255).nullable().optional(),
-    senderDisplayName: z.string().max(255).nullable().optional(),
+    senderDisplayName: nameString(255, { allowEmpty: true }).nullable().optional(),
     attributes: z
       .array(AttributeSchema)
       .max(100)

@@ -2,12 +2,13 @@ import { z } from "@hono/zod-openapi";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { DataTypeSchema, ExpressionTextSchema, FieldNameSchema } from "../source-fields/fields.schemas";
 import { GRANULARITIES, NumberFormatSchema, TimeFormatSchema } from "../sources/formats.schemas";
+import { nameString } from "../../lib/text-schemas";
 
 // Inline rather than a $ref to the Granularity component: a $ref would bury `deprecated` in an allOf member.
 const DeprecatedGranularitySchema = z.enum(GRANULARITIES).optional();
 
 const metricMembers = {
-  label: z.string().max(255).optional().openapi({ description: "User-visible text; the name when omitted." }),
+  label: nameString(255, { allowEmpty: true }).optional().openapi({ description: "User-visible text; the name when omitted." }),
   visible: z.boolean().optional().openapi({ description: "Visible to users on a visual; true when omitted." }),
   numberFormat: NumberFormatSchema.optional(),
   timeFormat: TimeFormatSchema.optional(),

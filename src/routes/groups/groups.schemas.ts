@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { PRIVILEGES } from "../../domain/privileges";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { PrivilegeSchema } from "../users/users.schemas";
+import { nameString, textString } from "../../lib/text-schemas";
 
 export const GroupSchema = z
   .object({
@@ -18,8 +19,8 @@ export const GroupSchema = z
 export const GroupWriteSchema = z
   .object({
     id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
-    name: z.string().trim().min(1).max(255),
-    description: z.string().max(1024).nullable().optional(),
+    name: nameString(255, { trim: true }),
+    description: textString(1024).nullable().optional(),
     privileges: z.array(PrivilegeSchema).max(PRIVILEGES.length).default([]),
     accountId: z.string().min(1).max(64).optional().openapi({
       description: "The group's account. Account admins may only name their own; the supervisor names any (default account if omitted).",

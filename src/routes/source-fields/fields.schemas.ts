@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DATA_TYPES, DEFAULT_METRICS, FIELD_NAME_PATTERN } from "../../domain/source-fields";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { GranularitySchema, NumberFormatSchema, TimeFieldFormatOptionsSchema, TimeZoneSchema } from "../sources/formats.schemas";
+import { freeFormLimits, freeFormObject, nameString } from "../../lib/text-schemas";
 
 export const FieldNameSchema = z
   .string()
@@ -19,10 +20,10 @@ export const DefaultMetricSchema = z
   .openapi({ type: "string", enum: [...DEFAULT_METRICS] });
 
 const NativeOriginSchema = z.object({
-  originalName: z.string().min(1).max(255),
+  originalName: nameString(255),
   originalType: z.string().max(64).optional(),
   dataEntityId: z.string().max(255).optional(),
-  rawFormat: z.record(z.string(), z.unknown()).optional(),
+  rawFormat: freeFormObject().optional(),
   metaFlags: z.array(z.string().max(64)).max(32).optional(),
   partitionedBy: z.object({ field: z.string().max(255), function: z.string().max(64) }).optional(),
 });
@@ -66,7 +67,7 @@ const FieldFormatSchema = z.object({
 
 const StatisticsSchema = z.object({
   override: z
-    .object({ min: z.number().optional(), max: z.number().optional(), distinctValues: z.array(z.unknown()).max(1000).optional() })
+    .object({ min: z.number().optional(), max: z.number().optional(), distinctValues: z.array(z.unknown()).max(1000).superRefine(freeFormLimits({})).optional() })
     .optional(),
   cacheEnabled: z.boolean().optional(),
   refreshable: z.boolean().optional(),
@@ -75,7 +76,7 @@ const StatisticsSchema = z.object({
 });
 
 const fieldMembers = {
-  label: z.string().max(255).optional(),
+  label: nameString(255, { allowEmpty: true }).optional(),
   visible: z.boolean().default(true),
   origin: OriginSchema,
   defaultMetric: DefaultMetricSchema.optional(),
@@ -88,10 +89,7 @@ const fieldMembers = {
     .openapi({ description: "Only for sources with the TEXT_SEARCH feature." }),
   granularity: GranularitySchema.optional(),
   disabledCapabilities: z.array(z.string().max(64)).max(32).optional(),
-  fieldMetadata: z
-    .record(z.string().max(255), z.unknown())
-    .refine((m) => JSON.stringify(m).length <= 16_384, "fieldMetadata is limited to 16 KB of JSON")
-    .optional(),
+  fieldMetadata: freeFormObject({ maxBytes: 16_384 }).optional(),
   fieldName: z.string().optional().openapi({ deprecated: true, description: "Deprecated duplicate of name; ignored when sent." }),
   originalFieldName: z.string().optional().openapi({ deprecated: true, description: "Deprecated; ignored when sent." }),
 };

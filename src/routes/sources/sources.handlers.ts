@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadSource, readableBy } from "../../db/source-access";
-import { assertWithinQuota } from "../../db/quota";
+import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
 import type { UserPrincipal } from "../../domain/principal";
@@ -77,7 +77,6 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   if (problems.length > 0) {
     throw new ApiError(nameUsedTwice ? "DUPLICATED" : "VALIDATION_FAILED", "Invalid inline fields", { problems });
   }
-  await assertWithinQuota(db, accountId, "SOURCE");
 
   const audit = auditForCreate(principal);
   const id = crypto.randomUUID();
@@ -99,13 +98,15 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     { ...VOLUME_METRIC, kind: "METRIC" },
     ...fields.map((f) => ({ ...f, kind: "FIELD" })),
   ].map((item) => ({ id: crypto.randomUUID(), revision: newRevision(), sourceId: id, accountId, ...item, ...audit }));
-  const statements: BatchItem<"sqlite">[] = [db.insert(sources).values(source)];
+  // The quota guard first: it fails the whole batch when the account is at its SOURCE limit.
+  const statements: BatchItem<"sqlite">[] = [quotaGuardStatement(db, accountId, "SOURCE"), db.insert(sources).values(source)];
   for (let i = 0; i < items.length; i += ITEM_ROWS_PER_INSERT) {
     statements.push(db.insert(sourceItems).values(items.slice(i, i + ITEM_ROWS_PER_INSERT)));
   }
   try {
     await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
+    await rethrowQuotaExceeded(db, err, accountId, "SOURCE");
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
     throw err;
   }

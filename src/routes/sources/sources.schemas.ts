@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { FieldCreateSchema } from "../source-fields/fields.schemas";
+import { nameString, textString } from "../../lib/text-schemas";
 
 export const SourceIdParamSchema = z.object({
   sourceId: z.string().min(1).max(64).openapi({ param: { name: "sourceId", in: "path" } }),
@@ -27,8 +28,8 @@ export const SourceSchema = z
 
 export const SourceCreateSchema = z
   .object({
-    name: z.string().trim().min(1).max(255),
-    description: z.string().max(1024).nullable().optional(),
+    name: nameString(255, { trim: true }),
+    description: textString(1024).nullable().optional(),
     connectionId: z.string().min(1).max(64).nullable().optional(),
     features: z.array(FeatureSchema).max(32).default([]),
     enabled: z.boolean().default(true),
@@ -42,8 +43,8 @@ export const SourceCreateSchema = z
 
 export const SourcePatchSchema = z
   .object({
-    name: z.string().trim().min(1).max(255).optional(),
-    description: z.string().max(1024).nullable().optional(),
+    name: nameString(255, { trim: true }).optional(),
+    description: textString(1024).nullable().optional(),
     enabled: z.boolean().optional(),
   })
   .openapi("SourcePatch");

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PRIVILEGES } from "../../domain/privileges";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
+import { nameString } from "../../lib/text-schemas";
 
 export const PrivilegeSchema = z.enum(PRIVILEGES).openapi("Privilege");
 
@@ -27,12 +28,12 @@ export const UserSchema = z
 const userWriteMembers = {
   id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
   name: UsernameSchema,
-  fullName: z.string().max(255).nullable().optional(),
+  fullName: nameString(255, { allowEmpty: true }).nullable().optional(),
   email: z.email().max(255).nullable().optional(),
   accountId: z.string().min(1).max(64).optional().openapi({
     description: "The user's account. Account admins may only name their own; the supervisor names any (default account if omitted).",
   }),
-  groups: z.array(z.string().min(1).max(255)).max(100).default(["Users"]),
+  groups: z.array(nameString(255)).max(100).default(["Users"]),
   roles: z.array(PrivilegeSchema).max(PRIVILEGES.length).default([]),
 };
 
