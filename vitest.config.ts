@@ -26,6 +26,8 @@ export default defineConfig(async () => {
                   SUPERVISOR_USERNAME: "supervisor",
                   SUPERVISOR_PASSWORD: "supervisor-test-password",
                   EXPOSE_D1_ROUND_TRIPS: "true",
+                  PAGE_TOKEN_KEY: "integration-test-page-token-key",
+                  CORS_ALLOWED_ORIGINS: "https://console.example.test",
                 },
               },
             }),

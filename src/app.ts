@@ -7,7 +7,10 @@ import type { AppEnv } from "./lib/types";
 import { authenticate } from "./middleware/authenticate";
 import { database } from "./middleware/database";
 import { mediaType } from "./middleware/media-type";
+import { conditionalGet } from "./middleware/conditional-get";
+import { corsPolicy } from "./middleware/cors";
 import { drainUnreadBody } from "./middleware/request-body";
+import { securityHeaders } from "./middleware/security-headers";
 import { requestId } from "./middleware/request-id";
 import { accountsRouter } from "./routes/accounts/accounts.index";
 import { groupsRouter } from "./routes/groups/groups.index";
@@ -20,10 +23,12 @@ import { sourcesRouter } from "./routes/sources/sources.index";
 import { usersRouter } from "./routes/users/users.index";
 
 /**
- * The request pipeline, in order: request id; errors (onError, for everything below); media
- * types; body limit; the database handle; the public routes (health, OpenAPI document, docs);
- * authentication; then the resource sub-apps, whose routes each check their preview mark and
- * access rule, then validate, then run the handler.
+ * The request pipeline, in order: request id; draining of unread request bodies; config; security
+ * headers; CORS (answers preflights before authentication); media types; conditional GET (ETag,
+ * 304); the database handle; the public routes (health, OpenAPI document, docs); authentication;
+ * then the resource sub-apps, whose routes each check their stability mark and access rule, read
+ * the JSON body (size cap, strict UTF-8, no lone surrogates, nesting), validate, then run the
+ * handler. Errors anywhere become the bodies of lib/errors.ts (onError).
  */
 export function createApp(contextPath = "") {
   const app = new OpenAPIHono<AppEnv>();
@@ -34,7 +39,10 @@ export function createApp(contextPath = "") {
     c.set("config", readConfig(c.env));
     await next();
   });
+  app.use("*", securityHeaders);
+  app.use("*", corsPolicy);
   app.use(`${contextPath}/api/*`, mediaType);
+  app.use("*", conditionalGet);
   app.use("*", database);
 
   const api = createRouter();

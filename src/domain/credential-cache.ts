@@ -10,6 +10,7 @@
 export interface CachedIdentity {
   userId: string;
   accountId: string;
+  groupIds: readonly string[];
 }
 
 interface Entry<T> {
@@ -48,6 +49,11 @@ export class CredentialCache<T extends CachedIdentity> {
 
   invalidateUser(userId: string): void {
     this.#deleteWhere((v) => v.userId === userId);
+  }
+
+  /** The members of a group whose privileges changed, or that was deleted; nobody else. */
+  invalidateGroup(groupId: string): void {
+    this.#deleteWhere((v) => v.groupIds.includes(groupId));
   }
 
   invalidateAccount(accountId: string): void {

@@ -1,3 +1,4 @@
+import { ephemeralSecret, PageTokenCodec } from "../domain/page-token";
 import type { Bindings } from "./types";
 
 /** Settings read from the Worker's vars (wrangler.toml [vars], or .dev.vars locally). */
@@ -6,6 +7,10 @@ export interface Config {
   maxBodyBytes: number;
   credentialCacheTtlMs: number;
   exposeRoundTrips: boolean;
+  /** Exact origins (scheme://host[:port]) whose browser pages may call the API with credentials. */
+  corsAllowedOrigins: ReadonlySet<string>;
+  /** Seals page tokens with PAGE_TOKEN_KEY (comma-separated: the current key first, then older ones still accepted). */
+  pageTokens: PageTokenCodec;
 }
 
 // The env object lives as long as the isolate: parse its vars once, not on every request.
@@ -23,6 +28,14 @@ function parseConfig(env: Bindings): Config {
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, 1_048_576),
     credentialCacheTtlMs: positiveInt(env.CREDENTIAL_CACHE_TTL_SECONDS, 30, true) * 1000,
     exposeRoundTrips: env.EXPOSE_D1_ROUND_TRIPS === "true",
+    corsAllowedOrigins: new Set(
+      (env.CORS_ALLOWED_ORIGINS ?? "")
+        .split(",")
+        .map((o) => o.trim().replace(/\/+$/, ""))
+        // "*" would hand every site the caller's credentials: never honoured.
+        .filter((o) => o && o !== "*"),
+    ),
+    pageTokens: new PageTokenCodec(pageTokenSecrets(env.PAGE_TOKEN_KEY)),
   };
 }
 
@@ -35,4 +48,12 @@ export function normaliseContextPath(raw: string | undefined): string {
 function positiveInt(raw: string | undefined, fallback: number, allowZero = false): number {
   const n = Number(raw);
   return Number.isInteger(n) && (n > 0 || (allowZero && n === 0)) ? n : fallback;
+}
+
+function pageTokenSecrets(raw: string | undefined): string[] {
+  const secrets = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (secrets.length > 0) return secrets;
+  // Without a configured key, tokens still work but only within this isolate: say so once.
+  console.warn(JSON.stringify({ level: "warn", message: "PAGE_TOKEN_KEY is not set: page tokens are sealed with a key that lives only as long as this isolate" }));
+  return [ephemeralSecret()];
 }

@@ -33,7 +33,7 @@ export const ERROR_CODES = {
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is larger than the configured limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is not application/vnd.service.v3+json or application/json." },
-  TOO_MANY_LOGIN_ATTEMPTS: { status: 429, description: "Too many failed logins for this username; retry after `Retry-After` seconds." },
+  TOO_MANY_LOGIN_ATTEMPTS: { status: 429, description: "Too many failed logins from this address (for this username, or across usernames); retry after `Retry-After` seconds." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected error; quote the request id when reporting it." },
 } as const satisfies Record<string, { status: number; description: string }>;
 

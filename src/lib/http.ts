@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { asc, desc, eq, gt, lt, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { decodePageToken, encodePageToken } from "../domain/page-token";
+import type { PageBinding } from "../domain/page-token";
 import type { Principal } from "../domain/principal";
 import { ApiError } from "./errors";
 import type { AppEnv } from "./types";
@@ -84,44 +84,50 @@ export interface Page<T> {
 /**
  * Keyset pagination over a unique key column: the plan gives the key condition, order and limit
  * to add to the caller's scoped query (which the caller may batch with other reads), and turns
- * the rows into the page. One indexed query per page, whatever its depth.
+ * the rows into the page. One indexed query per page, whatever its depth. Page tokens are sealed
+ * and bound to `binding` (the list, its account and filters): see domain/page-token.ts.
  */
-export function keysetPlan<T>(keyColumn: SQLiteColumn, keyOf: (row: T) => string, page: PageRequest) {
+export async function keysetPlan<T>(
+  c: Context<AppEnv>,
+  binding: PageBinding,
+  keyColumn: SQLiteColumn,
+  keyOf: (row: T) => string,
+  page: PageRequest,
+) {
+  const tokens = c.get("config").pageTokens;
   const size = page.maxResults;
-  const cursor = page.pageToken === undefined ? undefined : decodePageToken(page.pageToken);
+  const cursor = page.pageToken === undefined ? undefined : await tokens.decode(page.pageToken, binding);
   if (page.pageToken !== undefined && !cursor) {
-    throw new ApiError("INVALID_PAGE_TOKEN", "pageToken is not a token this service issued", {
-      problems: [{ name: "query.pageToken", message: "Unknown page token", level: "ERROR" }],
+    throw new ApiError("INVALID_PAGE_TOKEN", "pageToken is not a live token of this list", {
+      problems: [{ name: "query.pageToken", message: "Unknown, altered, expired, or issued for another list", level: "ERROR" }],
     });
   }
-  const token = (direction: "next" | "previous", row: T | undefined) => (row ? encodePageToken({ direction, key: keyOf(row) }) : null);
+  const token = (direction: "next" | "previous", row: T | undefined) => (row ? tokens.encode({ direction, key: keyOf(row) }, binding) : null);
   const backwards = cursor?.direction === "previous";
   return {
     keyCondition: cursor ? (backwards ? lt(keyColumn, cursor.key) : gt(keyColumn, cursor.key)) : undefined,
     orderBy: backwards ? desc(keyColumn) : asc(keyColumn),
     limit: size + 1,
-    toPage(rows: T[]): Page<T> {
+    async toPage(rows: T[]): Promise<Page<T>> {
       const more = rows.length > size;
-      if (backwards) {
-        const content = rows.slice(0, size).reverse();
-        return { content, pageInfo: { nextPageToken: token("next", content.at(-1)), previousPageToken: more ? token("previous", content[0]) : null } };
-      }
-      const content = rows.slice(0, size);
-      return {
-        content,
-        pageInfo: { nextPageToken: more ? token("next", content.at(-1)) : null, previousPageToken: cursor ? token("previous", content[0]) : null },
-      };
+      const content = backwards ? rows.slice(0, size).reverse() : rows.slice(0, size);
+      const [next, previous] = backwards
+        ? [token("next", content.at(-1)), more ? token("previous", content[0]) : null]
+        : [more ? token("next", content.at(-1)) : null, cursor ? token("previous", content[0]) : null];
+      return { content, pageInfo: { nextPageToken: await next, previousPageToken: await previous } };
     },
   };
 }
 
 /** keysetPlan for a query that runs on its own. */
 export async function keysetPage<T>(
+  c: Context<AppEnv>,
+  binding: PageBinding,
   keyColumn: SQLiteColumn,
   keyOf: (row: T) => string,
   page: PageRequest,
   fetch: (keyCondition: SQL | undefined, orderBy: SQL, limit: number) => Promise<T[]>,
 ): Promise<Page<T>> {
-  const plan = keysetPlan(keyColumn, keyOf, page);
+  const plan = await keysetPlan(c, binding, keyColumn, keyOf, page);
   return plan.toPage(await fetch(plan.keyCondition, plan.orderBy, plan.limit));
 }

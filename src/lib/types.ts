@@ -6,12 +6,15 @@ import type { Config } from "./config";
 export interface Bindings {
   DB: D1Database;
   LOGIN_RATE_LIMITER?: RateLimit;
+  LOGIN_ADDRESS_RATE_LIMITER?: RateLimit;
   SUPERVISOR_USERNAME?: string;
   SUPERVISOR_PASSWORD?: string;
   CONTEXT_PATH?: string;
   MAX_BODY_BYTES?: string;
   CREDENTIAL_CACHE_TTL_SECONDS?: string;
   EXPOSE_D1_ROUND_TRIPS?: string;
+  PAGE_TOKEN_KEY?: string;
+  CORS_ALLOWED_ORIGINS?: string;
 }
 
 export interface Variables {

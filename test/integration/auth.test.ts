@@ -83,24 +83,45 @@ describe("authentication: Bearer", () => {
   });
 });
 
-describe("authentication: login throttle", () => {
-  it("repeated failed logins for one username answer 429 with Retry-After, even for the right password", async () => {
-    // A username used by this test only: the limiter allows 10 failures per 60 s per username.
+describe("authentication: login throttle, per client address", () => {
+  const from = (address: string) => ({ "CF-Connecting-IP": address });
+
+  it("10 failures for a name from one address make that address wait (429 with Retry-After), even with the right password", async () => {
     const victim = await createUser(account.id, { name: unique("throttled"), groups: ["Users", "Administrators"] });
     const wrong = { username: victim.username, password: "not the password" };
     for (let i = 0; i < 10; i++) {
-      expectUnauthenticated(await call("GET", "/api/users", { as: wrong }), "/api/users");
+      expectUnauthenticated(await call("GET", "/api/users", { as: wrong, headers: from("198.51.100.7") }), "/api/users");
     }
-    const limited = await call("GET", "/api/users", { as: wrong });
+    const limited = await call("GET", "/api/users", { as: wrong, headers: from("198.51.100.7") });
     expectError(limited, 429, "TOO_MANY_LOGIN_ATTEMPTS");
     const retryAfter = Number(limited.headers.get("Retry-After"));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    expectError(await call("GET", "/api/users", { as: as(victim), headers: from("198.51.100.7") }), 429, "TOO_MANY_LOGIN_ATTEMPTS");
 
-    expectError(await call("GET", "/api/users", { as: as(victim) }), 429, "TOO_MANY_LOGIN_ATTEMPTS");
-    // Other usernames are not affected.
-    expect((await call("GET", "/api/users", { as: as(admin) })).status).toBe(200);
+    // A stranger's failures never lock the owner out: the right password from another address signs in.
+    expect((await call("GET", "/api/users", { as: as(victim), headers: from("203.0.113.20") })).status).toBe(200);
+    // Nor other names from the throttled address.
+    expect((await call("GET", "/api/users", { as: as(admin), headers: from("198.51.100.7") })).status).toBe(200);
+  });
+
+  it("the supervisor cannot be locked out from somewhere else", async () => {
+    const wrong = { username: SUPERVISOR.username, password: "guess" };
+    for (let i = 0; i < 11; i++) await call("GET", "/api/accounts", { as: wrong, headers: from("192.0.2.66") });
+    expectError(await call("GET", "/api/accounts", { headers: from("192.0.2.66") }), 429, "TOO_MANY_LOGIN_ATTEMPTS");
+    expect((await call("GET", "/api/accounts", { headers: from("192.0.2.67") })).status).toBe(200);
+  });
+
+  it("spraying one password over many names is throttled per address after 30 failures", async () => {
+    const address = from("2001:db8:aaaa:1::5");
+    for (let i = 0; i < 30; i++) {
+      expectUnauthenticated(await call("GET", "/api/users", { as: { username: `spray-${i}`, password: "Winter2026!" }, headers: address }), "/api/users");
+    }
+    expectError(await call("GET", "/api/users", { as: { username: "spray-30", password: "Winter2026!" }, headers: address }), 429, "TOO_MANY_LOGIN_ATTEMPTS");
+    // The whole /64 is one subscriber: another address in it waits too; the rest of the world does not.
+    expectError(await call("GET", "/api/users", { as: as(admin), headers: from("2001:db8:aaaa:1:ffff::9") }), 429, "TOO_MANY_LOGIN_ATTEMPTS");
+    expect((await call("GET", "/api/users", { as: as(admin), headers: from("2001:db8:aaaa:2::5") })).status).toBe(200);
   });
 });
 

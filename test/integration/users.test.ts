@@ -278,13 +278,15 @@ describe("users: names", () => {
     expect(await dbSnapshot()).toEqual(before);
   });
 
-  it("the supervisor's username cannot be taken (409 DUPLICATED)", async () => {
+  it("the supervisor's username cannot be taken in any letter case (409 DUPLICATED), by create or by rename", async () => {
     const before = await dbSnapshot();
-    expectError(
-      await call("POST", "/api/users", { body: { name: SUPERVISOR.username, password: PASSWORD, accountId: accountA.id } }),
-      409,
-      "DUPLICATED",
-    );
+    const upper = SUPERVISOR.username.toUpperCase();
+    for (const name of [SUPERVISOR.username, upper, `${upper[0]}${SUPERVISOR.username.slice(1)}`]) {
+      expectError(await call("POST", "/api/users", { body: { name, password: PASSWORD, accountId: accountA.id } }), 409, "DUPLICATED", ["body.name"]);
+    }
+    const user = (await call("POST", "/api/users", { body: { name: unique("renamed"), password: PASSWORD, accountId: accountA.id } })).json;
+    expectError(await call("PUT", `/api/users/${user.id}`, { body: { name: upper, accountId: accountA.id } }), 409, "DUPLICATED", ["body.name"]);
+    await call("DELETE", `/api/users/${user.id}`);
     expect(await dbSnapshot()).toEqual(before);
   });
 

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { parseBasic, verifyBasic } from "../../auth/basic";
 import { verifyBearer } from "../../auth/bearer";
-import { recordFailedLogin, retryAfterSeconds } from "../../auth/login-throttle";
+import { clientAddress, recordFailedLogin, retryAfterSeconds } from "../../auth/login-throttle";
 import { ApiError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
 
@@ -28,7 +28,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const credentials = parseBasic(header);
   if (!credentials) throw unauthenticated("Malformed Authorization header");
 
-  const wait = retryAfterSeconds(credentials.username);
+  const address = clientAddress(c.req.raw.headers);
+  const wait = retryAfterSeconds(address, credentials.username);
   if (wait !== undefined) throw tooManyAttempts(wait);
 
   const outcome = await verifyBasic(credentials, {
@@ -38,7 +39,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   });
   if (!outcome.ok) {
     if (outcome.reason === "account-disabled") throw unauthenticated("The user's account is disabled");
-    const retryAfter = await recordFailedLogin(c.env.LOGIN_RATE_LIMITER, credentials.username);
+    const retryAfter = await recordFailedLogin(c.env, address, credentials.username);
     if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
     throw unauthenticated("Bad credentials");
   }
@@ -48,7 +49,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 function tooManyAttempts(seconds: number) {
-  return new ApiError("TOO_MANY_LOGIN_ATTEMPTS", "Too many failed logins for this username", {
+  return new ApiError("TOO_MANY_LOGIN_ATTEMPTS", "Too many failed logins from your address; wait before trying again", {
     headers: { "Retry-After": String(seconds) },
   });
 }

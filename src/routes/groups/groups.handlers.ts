@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { invalidateAccount } from "../../auth/cache";
+import { invalidateGroup } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { groups, userGroups } from "../../db/schema";
 import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
@@ -42,7 +42,8 @@ export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const db = c.get("db");
   const scope = accountForList(c.get("principal"), query.accountId);
-  const page = await keysetPage(groups.name, (r: GroupRow) => r.name, query, (keyCondition, orderBy, limit) =>
+  const binding = { list: "groups", account: scope.kind === "account" ? scope.accountId : "*" };
+  const page = await keysetPage(c, binding, groups.name, (r: GroupRow) => r.name, query, (keyCondition, orderBy, limit) =>
     db.select().from(groups).where(scoped(groups.accountId, scope, keyCondition)).orderBy(orderBy).limit(limit).all(),
   );
   return c.json({ content: page.content.map(toGroup), pageInfo: page.pageInfo }, 200);
@@ -114,7 +115,8 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     mapWriteError(err, body.name);
   }
   if (!updated) throw new ApiError("PRECONDITION_FAILED", "The group was changed concurrently; reload it and retry");
-  invalidateAccount(current.accountId);
+  // Only the members' privileges can change, and only if the group's did: a rename or a new description evicts nobody.
+  if (!samePrivileges(current.privileges, changes.privileges)) invalidateGroup(id);
   c.header("ETag", etagOf(changes.revision));
   return c.json(toGroup({ ...current, ...changes }), 200);
 };
@@ -128,6 +130,12 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   checkIfMatch(c, current.revision);
   assertMayGrant(principal, current.privileges, "delete a group holding");
   await db.batch([db.delete(userGroups).where(eq(userGroups.groupId, id)), db.delete(groups).where(eq(groups.id, id))]);
-  invalidateAccount(current.accountId);
+  invalidateGroup(id);
   return c.body(null, 204);
 };
+
+function samePrivileges(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((p) => right.has(p));
+}

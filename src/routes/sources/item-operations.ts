@@ -78,7 +78,8 @@ type ItemRow = typeof sourceItems.$inferSelect;
 export async function listItems(c: Context<AppEnv>, sourceId: string, kind: ItemKind, page: PageRequest) {
   const db = c.get("db");
   const principal = c.get("principal");
-  const plan = keysetPlan(sourceItems.name, (r: ItemRow) => r.name, page);
+  const binding = { list: kind === "FIELD" ? "fields" : "custom-metrics", account: principal.kind === "user" ? principal.accountId : "*", filters: { sourceId } };
+  const plan = await keysetPlan(c, binding, sourceItems.name, (r: ItemRow) => r.name, page);
   const [access, rows] = await db.batch([
     selectSourceWithAccess(db, principal, sourceId),
     db

@@ -36,8 +36,11 @@ const ITEM_ROWS_PER_INSERT = 7;
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const db = c.get("db");
-  const readable = readableBy(c.get("principal"));
-  const page = await keysetPage(sources.name, (r: SourceRow) => r.name, query, (keyCondition, orderBy, limit) =>
+  const principal = c.get("principal");
+  const readable = readableBy(principal);
+  // The readable set depends on the caller, so the token is bound to it as well as to the account.
+  const binding = { list: "sources", account: principal.kind === "user" ? principal.accountId : "*", filters: { caller: principal.id } };
+  const page = await keysetPage(c, binding, sources.name, (r: SourceRow) => r.name, query, (keyCondition, orderBy, limit) =>
     db.select().from(sources).where(and(readable, keyCondition)).orderBy(orderBy).limit(limit).all(),
   );
   return c.json({ content: page.content.map(toSource), pageInfo: page.pageInfo }, 200);

@@ -4,13 +4,13 @@ import type { Database } from "../../db/client";
 import { accessTokens, userGroups, users } from "../../db/schema";
 import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
 import { hashPassword } from "../../domain/passwords";
+import { isSupervisorName } from "../../domain/usernames";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
-import { groupsByName } from "../groups/groups.lookup";
-import type { UserWrite } from "./users.schemas";
+import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
 import type * as routes from "./users.routes";
 
 /** Users with their group names and every privilege they hold through those groups, in one query. */
@@ -56,19 +56,17 @@ function toUser(row: UserRow) {
   };
 }
 
+const selectUser = (db: Database, principal: Principal, id: string) =>
+  db.select(userColumns).from(users).where(scoped(users.accountId, scopeOf(principal), eq(users.id, id)));
+
 async function findUser(db: Database, principal: Principal, id: string): Promise<UserRow> {
-  const row = await db.select(userColumns).from(users).where(scoped(users.accountId, scopeOf(principal), eq(users.id, id))).get();
+  const row = await selectUser(db, principal, id).get();
   if (!row) throw notFound("User");
   return row;
 }
 
-/** Checks a write's account, name, groups and grants; returns the groups to link. */
-async function prepareWrite(db: Database, principal: Principal, body: UserWrite, supervisorName: string | undefined) {
-  const accountId = accountForWrite(principal, body.accountId);
-  if (supervisorName && body.name === supervisorName) throw nameTaken(body.name);
-  const groupRows = await groupsByName(db, accountId, body.groups);
-  assertMayGrant(principal, [...body.roles, ...groupRows.flatMap((g) => g.privileges)], "grant");
-  return { accountId, groupRows };
+function refuseReservedName(name: string, supervisorName: string | undefined): void {
+  if (isSupervisorName(name, supervisorName)) throw duplicated(`The name '${name}' is reserved`);
 }
 
 const nameTaken = (name: string) => duplicated(`A user named '${name}' already exists`);
@@ -83,7 +81,8 @@ export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const db = c.get("db");
   const scope = accountForList(c.get("principal"), query.accountId);
-  const page = await keysetPage(users.name, (r: UserRow) => r.name, query, (keyCondition, orderBy, limit) =>
+  const binding = { list: "users", account: scope.kind === "account" ? scope.accountId : "*" };
+  const page = await keysetPage(c, binding, users.name, (r: UserRow) => r.name, query, (keyCondition, orderBy, limit) =>
     db.select(userColumns).from(users).where(scoped(users.accountId, scope, keyCondition)).orderBy(orderBy).limit(limit).all(),
   );
   return c.json({ content: page.content.map(toUser), pageInfo: page.pageInfo }, 200);
@@ -93,7 +92,10 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
   const db = c.get("db");
   const principal = c.get("principal");
-  const { accountId, groupRows } = await prepareWrite(db, principal, body, c.env.SUPERVISOR_USERNAME);
+  const accountId = accountForWrite(principal, body.accountId);
+  refuseReservedName(body.name, c.env.SUPERVISOR_USERNAME);
+  const groupRows = await groupsByName(db, accountId, body.groups);
+  assertMayGrant(principal, [...body.roles, ...groupRows.flatMap((g) => g.privileges)], "grant");
   const password = await hashPassword(body.password);
   const id = crypto.randomUUID();
   const audit = auditForCreate(principal);
@@ -136,13 +138,21 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   assertSameId(body.id, id);
   const db = c.get("db");
   const principal = c.get("principal");
-  const current = await findUser(db, principal, id);
+  refuseReservedName(body.name, c.env.SUPERVISOR_USERNAME);
+  // One round trip reads the user and the groups it is to join (in the user's own account).
+  const [found, namedGroups] = await db.batch([
+    selectUser(db, principal, id),
+    selectGroupsNamed(db, sql`(SELECT account_id FROM users WHERE id = ${id})`, body.groups),
+  ]);
+  const current = found[0];
+  if (!current) throw notFound("User");
   checkIfMatch(c, current.revision);
   assertMayGrant(principal, privilegesOf(current), "take control of a user holding");
   if (body.accountId !== undefined && body.accountId !== current.accountId) {
     throw invalid("body.accountId", "A user cannot move to another account");
   }
-  const { groupRows } = await prepareWrite(db, principal, { ...body, accountId: current.accountId }, c.env.SUPERVISOR_USERNAME);
+  const groupRows = requireGroupsNamed(body.groups, namedGroups);
+  assertMayGrant(principal, [...body.roles, ...groupRows.flatMap((g) => g.privileges)], "grant");
   const password = body.password ? await hashPassword(body.password) : undefined;
   const changes = {
     name: body.name,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CredentialCache } from "../../../src/domain/credential-cache";
 
-const entry = (userId: string, accountId = "a1") => ({ userId, accountId });
+const entry = (userId: string, accountId = "a1", groupIds: string[] = []) => ({ userId, accountId, groupIds });
 
 describe("credential cache", () => {
   it("expires entries after their TTL", () => {
@@ -25,6 +25,17 @@ describe("credential cache", () => {
     expect(cache.get("b")).toBeDefined();
     cache.invalidateAccount("acc1");
     expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("c")).toBeDefined();
+  });
+
+  it("invalidates the members of one group, and nobody else", () => {
+    const cache = new CredentialCache();
+    cache.set("a", entry("u1", "acc1", ["g1", "g2"]), 60_000);
+    cache.set("b", entry("u2", "acc1", ["g2"]), 60_000);
+    cache.set("c", entry("u3", "acc1", []), 60_000);
+    cache.invalidateGroup("g1");
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.get("b")).toBeDefined();
     expect(cache.get("c")).toBeDefined();
   });
 

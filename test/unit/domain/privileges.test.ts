@@ -51,3 +51,12 @@ describe("access rules", () => {
     expect(isAllowed(user([]), { kind: "authenticated" })).toBe(true);
   });
 });
+
+describe("the supervisor's reserved name", () => {
+  it("is reserved in every letter case and compatibility spelling, and only when a supervisor is configured", async () => {
+    const { isSupervisorName } = await import("../../../src/domain/usernames");
+    for (const name of ["supervisor", "SUPERVISOR", "Supervisor", "ＳＵＰＥＲＶＩＳＯＲ"]) expect(isSupervisorName(name, "supervisor"), name).toBe(true);
+    expect(isSupervisorName("supervisor2", "supervisor")).toBe(false);
+    expect(isSupervisorName("supervisor", undefined)).toBe(false);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodePageToken, encodePageToken } from "../../../src/domain/page-token";
+import { MAX_TOKEN_AGE_SECONDS, PageTokenCodec } from "../../../src/domain/page-token";
 import { allows, duplicateTypes, remaining } from "../../../src/domain/quota";
 
 describe("quota arithmetic", () => {
@@ -19,19 +19,48 @@ describe("quota arithmetic", () => {
 });
 
 describe("page tokens", () => {
-  it("round-trip keys of any text, in both directions", () => {
+  const binding = { list: "users", account: "acct-1", filters: { accountId: "acct-1" } };
+  const codec = new PageTokenCodec(["the current key"]);
+
+  it("round-trip keys of any text, in both directions, and never show the key", async () => {
     for (const key of ["alice", "Straße.Ort", "名前", "a\"b'c", ""]) {
       for (const direction of ["next", "previous"] as const) {
-        const token = encodePageToken({ direction, key });
+        const token = await codec.encode({ direction, key }, binding);
         expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
-        expect(decodePageToken(token)).toEqual({ direction, key });
+        if (key.length > 3) expect(atob(token.replace(/-/g, "+").replace(/_/g, "/"))).not.toContain(key);
+        expect(await codec.decode(token, binding)).toEqual({ direction, key });
       }
     }
   });
 
-  it("refuses anything this service did not issue", () => {
-    for (const bad of ["", "!!!", "e30", btoa('{"d":"x","k":"a"}'), btoa('{"d":"n","k":1}'), "A".repeat(3000)]) {
-      expect(decodePageToken(bad)).toBeUndefined();
+  it("are bound to their list, account and filters", async () => {
+    const token = await codec.encode({ direction: "next", key: "alice" }, binding);
+    expect(await codec.decode(token, { ...binding, list: "groups" })).toBeUndefined();
+    expect(await codec.decode(token, { ...binding, account: "acct-2" })).toBeUndefined();
+    expect(await codec.decode(token, { ...binding, filters: { accountId: "acct-2" } })).toBeUndefined();
+    expect(await codec.decode(token, { ...binding, filters: {} })).toBeUndefined();
+    // Filters are compared by value, whatever their order; undefined members do not count.
+    expect(await codec.decode(token, { ...binding, filters: { extra: undefined, accountId: "acct-1" } })).toEqual({ direction: "next", key: "alice" });
+  });
+
+  it("refuses forged, altered and hand-made tokens", async () => {
+    const token = await codec.encode({ direction: "next", key: "alice" }, binding);
+    const flipped = token.slice(0, 30) + (token[30] === "A" ? "B" : "A") + token.slice(31);
+    const handMade = btoa('{"d":"n","k":"alice"}').replace(/=+$/, "");
+    for (const bad of ["", "!!!", "e30", handMade, flipped, token.slice(0, -2), "A".repeat(3000)]) {
+      expect(await codec.decode(bad, binding), bad).toBeUndefined();
     }
+    expect(await new PageTokenCodec(["another key"]).decode(token, binding)).toBeUndefined();
+  });
+
+  it("survive a key rotation while the old key is still listed, and expire after a day", async () => {
+    let now = Date.UTC(2026, 10, 24);
+    const old = new PageTokenCodec(["old key"], () => now);
+    const token = await old.encode({ direction: "previous", key: "bob" }, binding);
+    const rotated = new PageTokenCodec(["new key", "old key"], () => now);
+    expect(await rotated.decode(token, binding)).toEqual({ direction: "previous", key: "bob" });
+    expect(await new PageTokenCodec(["new key"], () => now).decode(token, binding)).toBeUndefined();
+    now += (MAX_TOKEN_AGE_SECONDS + 1) * 1000;
+    expect(await rotated.decode(token, binding)).toBeUndefined();
   });
 });

@@ -1,0 +1,47 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../lib/types";
+
+/**
+ * Conditional GET: every successful GET carries an ETag (an object's revision tag, or for a list
+ * page and other answers without one, a digest of the bytes and media type sent), and a GET whose
+ * If-None-Match names it is answered 304 with no body. If-None-Match compares weakly (RFC 9110).
+ */
+const KEPT_ON_304 = ["etag", "cache-control", "vary", "x-request-id", "x-api-stability", "deprecation", "sunset", "link"];
+
+export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if ((c.req.method !== "GET" && c.req.method !== "HEAD") || c.res.status !== 200) return;
+  let etag = c.res.headers.get("ETag");
+  if (!etag) {
+    const bytes = await c.res.clone().arrayBuffer();
+    etag = `"${await digest(bytes, c.res.headers.get("Content-Type") ?? "")}"`;
+    c.res.headers.set("ETag", etag);
+  }
+  const ifNoneMatch = c.req.header("If-None-Match");
+  if (!ifNoneMatch || !matches(ifNoneMatch, etag)) return;
+  const headers = new Headers();
+  for (const name of KEPT_ON_304) {
+    const value = c.res.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  await c.res.body?.cancel();
+  c.res = new Response(null, { status: 304, headers });
+};
+
+function matches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === "*") return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+  const current = opaque(etag);
+  return ifNoneMatch.split(",").some((tag) => opaque(tag) === current);
+}
+
+async function digest(body: ArrayBuffer, contentType: string): Promise<string> {
+  const type = new TextEncoder().encode(`${contentType}\n`);
+  const data = new Uint8Array(type.length + body.byteLength);
+  data.set(type);
+  data.set(new Uint8Array(body), type.length);
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  let hex = "";
+  for (const b of hash.subarray(0, 16)) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
