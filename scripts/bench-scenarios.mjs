@@ -28,7 +28,19 @@ export async function seed(api, supervisor) {
     });
   }
   const large = await api("POST", "/api/sources", { as: admin, body: { name: "Large", fields: fieldBatch(0, 1000) } });
-  return { account, admin, withMetrics, large };
+
+  // For the write rows: a group with members, and a user to replace.
+  const editors = await api("POST", "/api/groups", { as: supervisor, body: { name: "Editors", accountId: account.id, privileges: ["ROLE_EDIT_FORMULAS"] } });
+  const member = { username: "bench-member", password: "bench-member-password" };
+  const memberRow = await api("POST", "/api/users", {
+    as: supervisor,
+    body: { name: member.username, password: member.password, accountId: account.id, groups: ["Users", "Editors"] },
+  });
+  const adminRow = (await api("GET", `/api/users?accountId=${account.id}&maxResults=1000`, { as: supervisor })).content.find((u) => u.name === admin.username);
+  const groupsByName = Object.fromEntries(
+    (await api("GET", `/api/groups?accountId=${account.id}&maxResults=1000`, { as: supervisor })).content.map((g) => [g.name, g.id]),
+  );
+  return { account, admin, adminId: adminRow.id, adminGroupIds: [groupsByName.Administrators], withMetrics, large, editors, member, memberId: memberRow.id };
 }
 
 /** 19,000 more native fields for the large source, as SQL (20,000 in all). */
@@ -51,22 +63,31 @@ export function bulkSql({ account, large }) {
   return statements.join("\n");
 }
 
+/**
+ * Each scenario's `request` is sent to the API; a read's `floor` is the same D1 round trip sent to
+ * the bare floor Worker (scripts/bench-floor/worker.js), which the read is compared with.
+ */
 export const scenarios = [
   {
-    name: "GET /api/health (no-op floor)",
+    name: "GET /api/health (no-op, no D1)",
     request: () => ({ path: "/api/health" }),
   },
   {
     name: "E10 GET /api/accounts/name/{name} (Basic, supervisor)",
     request: ({ account }, supervisor) => ({ path: `/api/accounts/name/${encodeURIComponent(account.name)}`, headers: { Authorization: basicAuth(supervisor) } }),
+    floor: ({ account }) => ({ path: `/floor/account-by-name?name=${encodeURIComponent(account.name)}` }),
   },
   {
     name: "E17 GET /api/quota/{accountId} (Basic, account admin)",
     request: ({ account, admin }) => ({ path: `/api/quota/${account.id}`, headers: { Authorization: basicAuth(admin) } }),
+    floor: ({ account }) => ({ path: `/floor/quota?accountId=${account.id}` }),
   },
   {
     name: "E13 GET .../fields/{fieldName} (1,000 fields)",
     request: ({ withMetrics, admin }) => ({ path: `/api/sources/${withMetrics.id}/fields/f00421`, headers: { Authorization: basicAuth(admin) } }),
+    floor: ({ withMetrics, account, adminId, adminGroupIds }) => ({
+      path: `/floor/field?sourceId=${withMetrics.id}&accountId=${account.id}&userId=${adminId}&groupIds=${encodeURIComponent(JSON.stringify(adminGroupIds))}&fieldName=f00421`,
+    }),
   },
   {
     name: "E1 PUT .../custom-metrics/{name} (update, 200 metrics)",
@@ -89,4 +110,44 @@ export const scenarios = [
     name: "GET .../fields page 1 of 100 (20,000 fields)",
     request: ({ large, admin }) => ({ path: `/api/sources/${large.id}/fields?maxResults=100`, headers: { Authorization: basicAuth(admin) } }),
   },
+  {
+    name: "PUT /api/groups/{id} (description only, group with members)",
+    request: ({ editors, account }, supervisor) => {
+      let n = 0;
+      return () => ({
+        method: "PUT",
+        path: `/api/groups/${editors.id}`,
+        headers: { ...json, Authorization: basicAuth(supervisor) },
+        body: JSON.stringify({ name: "Editors", accountId: account.id, privileges: ["ROLE_EDIT_FORMULAS"], description: `edit ${n++}` }),
+      });
+    },
+  },
+  {
+    name: "PUT /api/users/{id} (replace, two groups)",
+    request: ({ memberId, member, account }, supervisor) => ({
+      method: "PUT",
+      path: `/api/users/${memberId}`,
+      headers: { ...json, Authorization: basicAuth(supervisor) },
+      body: JSON.stringify({ name: member.username, accountId: account.id, groups: ["Users", "Editors"], fullName: "Bench Member" }),
+    }),
+  },
 ];
+
+/** A member's request right after its group's description changed: it must stay a cached sign-in. */
+export async function evictionProbe(send, { editors, account, member }, supervisor) {
+  const read = { path: "/api/sources?maxResults=1", headers: { Authorization: basicAuth(member) } };
+  await send(read);
+  const warm = await send(read);
+  const put = (description, privileges) => ({
+    method: "PUT",
+    path: `/api/groups/${editors.id}`,
+    headers: { ...json, Authorization: basicAuth(supervisor) },
+    body: JSON.stringify({ name: "Editors", accountId: account.id, privileges, description }),
+  });
+  await send(put("probe", ["ROLE_EDIT_FORMULAS"]));
+  const afterDescription = await send(read);
+  await send(put("probe", ["ROLE_EDIT_FORMULAS", "ROLE_CREATE_SOURCES"]));
+  const afterPrivileges = await send(read);
+  await send(put("probe", ["ROLE_EDIT_FORMULAS"]));
+  return { warm, afterDescription, afterPrivileges };
+}

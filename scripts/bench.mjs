@@ -2,13 +2,14 @@
 // migrations), seeds the scenarios' data through the API itself (plus one bulk SQL file for
 // the 20,000-field source, loaded while the Worker is stopped), then drives each scenario with
 // a closed-loop load generator and prints requests/s, p50, p99 and D1 round trips per request
-// (the Worker reports them in X-D1-Round-Trips when EXPOSE_D1_ROUND_TRIPS is true). Last it
+// (the Worker reports them in X-D1-Round-Trips when EXPOSE_D1_ROUND_TRIPS is true). Each read is
+// compared with its floor: a bare Worker making the same D1 round trip on the same data. Last it
 // measures the CPU time of validating a 1,000-character expression, outside the Worker.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertNode22, runWrangler, startWrangler } from "./wrangler.mjs";
-import { bulkSql, scenarios, seed } from "./bench-scenarios.mjs";
+import { bulkSql, evictionProbe, scenarios, seed } from "./bench-scenarios.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 
 assertNode22();
@@ -32,14 +33,15 @@ process.on("exit", () => {
   rmSync(state, { recursive: true, force: true });
 });
 
-async function startWorker() {
+async function startWorker(config = "wrangler.toml") {
   worker = startWrangler(
     [
-      "dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", state, "--show-interactive-dev-session=false",
+      "dev", "--config", config, "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", state, "--show-interactive-dev-session=false",
       "--var", "EXPOSE_D1_ROUND_TRIPS:true",
       "--var", `SUPERVISOR_USERNAME:${SUPERVISOR.username}`,
       "--var", `SUPERVISOR_PASSWORD:${SUPERVISOR.password}`,
       "--var", "CREDENTIAL_CACHE_TTL_SECONDS:600",
+      "--var", "PAGE_TOKEN_KEY:bench-page-token-key",
     ],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
@@ -57,33 +59,53 @@ console.log("Loading the bulk fields ...");
 const sqlFile = join(state, "bulk.sql");
 writeFileSync(sqlFile, bulkSql(seeded));
 await runWrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", sqlFile], quiet);
-await startWorker();
 
-// The Worker just restarted: let it settle before the floor is measured.
+// The floors first: the bare Worker answering each read with the same D1 round trip.
+console.log("Measuring the floors (bare Worker, same D1 queries) ...");
+await startWorker("scripts/bench-floor/wrangler.toml");
+await measure({ path: "/" }, 2000);
+const floors = new Map();
+for (const scenario of scenarios.filter((s) => s.floor)) {
+  const request = scenario.floor(seeded);
+  for (let i = 0; i < 20; i++) await send(request);
+  floors.set(scenario.name, await measure(request));
+}
+await stopWorker();
+
+console.log("Measuring the API ...");
+await startWorker();
+// The Worker just restarted: let it settle before measuring.
 await measure({ path: "/api/health" }, 2000);
 const rows = [];
 for (const scenario of scenarios) {
   const request = scenario.request(seeded, SUPERVISOR);
   // Warm up: fills the credential cache and JIT before measuring.
   for (let i = 0; i < 20; i++) await send(typeof request === "function" ? request() : request);
-  rows.push({ name: scenario.name, ...(await measure(request)) });
+  rows.push({ name: scenario.name, floor: floors.get(scenario.name), ...(await measure(request)) });
 }
+const probe = await evictionProbe(send, seeded, SUPERVISOR);
 await stopWorker();
 
-const floor = rows[0].rps;
-console.log(`\n${DURATION_MS / 1000} s per scenario, concurrency ${CONCURRENCY}, wrangler dev on 127.0.0.1 (load generator on the same machine)\n`);
-console.log(["scenario".padEnd(60), "req/s".padStart(7), "% floor".padStart(8), "p50 ms".padStart(7), "p99 ms".padStart(7), "D1 trips".padStart(9), "errors".padStart(7)].join(" "));
+console.log(`\n${DURATION_MS / 1000} s per scenario, concurrency ${CONCURRENCY}, wrangler dev on 127.0.0.1 (load generator on the same machine)`);
+console.log("Floor: a bare Worker (scripts/bench-floor/worker.js) making the read's same D1 round trip, on the same data.\n");
+console.log(["scenario".padEnd(62), "req/s".padStart(7), "floor".padStart(7), "% floor".padStart(8), "p50 ms".padStart(7), "p99 ms".padStart(7), "D1 trips".padStart(9), "errors".padStart(7)].join(" "));
 for (const r of rows) {
   console.log([
-    r.name.padEnd(60),
+    r.name.padEnd(62),
     r.rps.toFixed(0).padStart(7),
-    `${((r.rps / floor) * 100).toFixed(0)}%`.padStart(8),
+    (r.floor ? r.floor.rps.toFixed(0) : "").padStart(7),
+    (r.floor ? `${((r.rps / r.floor.rps) * 100).toFixed(0)}%` : "").padStart(8),
     r.p50.toFixed(2).padStart(7),
     r.p99.toFixed(2).padStart(7),
     r.trips.toFixed(2).padStart(9),
     String(r.errors).padStart(7),
   ].join(" "));
 }
+const line = (label, r) => `${label}: ${r.trips} D1 round trip(s), ${r.ms.toFixed(1)} ms`;
+console.log("\nCredential cache after group edits (a member's next read):");
+console.log(`  ${line("warm", probe.warm)}`);
+console.log(`  ${line("after a description-only group PUT", probe.afterDescription)}`);
+console.log(`  ${line("after a privilege change of the group (re-sign-in expected)", probe.afterPrivileges)}`);
 const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 process.exit(0);
