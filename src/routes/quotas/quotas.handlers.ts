@@ -5,7 +5,7 @@ import { accounts, quotaLimits, quotas } from "../../db/schema";
 import { inScope, scopeOf } from "../../db/scope";
 import { QUOTA_TYPES, type QuotaLine } from "../../domain/quota";
 import { notFound } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./quotas.routes";
 
@@ -83,7 +83,9 @@ export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
   ]);
   const quota = toQuota(written[0]);
   c.header("ETag", etagOf(quota.revision));
-  return existing.quotaRevision ? c.json(quota.body, 200) : c.json(quota.body, 201);
+  if (existing.quotaRevision) return c.json(quota.body, 200);
+  c.header("Location", locationOf(c, body.accountId));
+  return c.json(quota.body, 201);
 };
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
