@@ -36,6 +36,8 @@ export default defineConfig(async () => {
             name: "integration",
             include: ["test/integration/**/*.test.ts"],
             setupFiles: ["./test/integration/setup.ts"],
+            // Real PostgreSQL and HTTP servers for the connector tests (inject("connectorServers")).
+            globalSetup: ["./test/global-setup/connector-servers.mjs"],
           },
         },
       ],
