@@ -1,0 +1,10 @@
+export declare const SAMPLE_DATABASE: string;
+export declare const SAMPLE_USER: string;
+export declare const SAMPLE_PASSWORD: string;
+export declare const READER_USER: string;
+export declare const READER_PASSWORD: string;
+export declare const HOSTILE_TABLE_NAME: string;
+export declare const HOSTILE_COLUMN_NAME: string;
+export declare const ORDER_COUNT: number;
+export declare const FIXTURE_BEARER_TOKEN: string;
+export declare const FIXTURE_RECORDS: ReadonlyArray<Readonly<Record<string, unknown>>>;
