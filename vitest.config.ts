@@ -28,6 +28,9 @@ export default defineConfig(async () => {
                   EXPOSE_D1_ROUND_TRIPS: "true",
                   PAGE_TOKEN_KEY: "integration-test-page-token-key",
                   CORS_ALLOWED_ORIGINS: "https://console.example.test",
+                  // Conformance fuzz (test/integration/conformance-fuzz-*): `npm run fuzz` sets these; empty means 50 runs, fixed seed.
+                  FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                  FUZZ_SEED: process.env.FUZZ_SEED ?? "",
                 },
               },
             }),

@@ -11,6 +11,8 @@ import { conditionalGet } from "./middleware/conditional-get";
 import { corsPolicy } from "./middleware/cors";
 import { drainUnreadBody } from "./middleware/request-body";
 import { securityHeaders } from "./middleware/security-headers";
+import { marksOfOperation } from "./middleware/stability";
+import { buildDocument } from "./routes/meta/openapi-document";
 import { requestId } from "./middleware/request-id";
 import { accountsRouter } from "./routes/accounts/accounts.index";
 import { groupsRouter } from "./routes/groups/groups.index";
@@ -34,6 +36,7 @@ export function createApp(contextPath = "") {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
   app.use("*", requestId);
+  app.use("*", marksOfOperation(() => buildDocument(app) as never));
   app.use("*", drainUnreadBody);
   app.use("*", async (c, next) => {
     c.set("config", readConfig(c.env));

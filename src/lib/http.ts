@@ -66,6 +66,11 @@ export function auditOut(row: AuditColumns) {
   };
 }
 
+/** The URL of an object created by PUT: the request's own path. */
+export function ownLocation(c: Context<AppEnv>): string {
+  return new URL(c.req.url).pathname.replace(/\/+$/, "");
+}
+
 export function locationOf(c: Context<AppEnv>, id: string): string {
   const path = new URL(c.req.url).pathname.replace(/\/+$/, "");
   return `${path}/${encodeURIComponent(id)}`;

@@ -68,6 +68,14 @@ export const TrustedAccessErrorSchema = z
   .object({ error: z.string().openapi({ example: "invalid_client" }), error_description: z.string() })
   .openapi("TrustedAccessError");
 
+/**
+ * A named (component) schema or null. `.nullable()` on a component renders as `allOf: [$ref, {type: null}]`
+ * in the document, which no value can satisfy; a union renders as `anyOf`, which says what is meant.
+ */
+export function orNull<T extends z.ZodType>(schema: T) {
+  return z.union([schema, z.null()]);
+}
+
 /** A JSON response body, served as the vendor media type. */
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { [VENDOR_JSON]: { schema } } };

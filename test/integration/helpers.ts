@@ -1,11 +1,17 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { ERROR_CODES } from "../../src/lib/errors";
+import { assertConformant } from "./harness/response-validation";
 
 /**
  * Test helpers: every request goes through the real Worker (`exports.default.fetch`) with the
  * real local D1. Nothing here bypasses the pipeline except `dbSnapshot`, which reads tables
  * directly to prove that a rejected request changed nothing.
+ *
+ * Every response `call` receives is checked against the OpenAPI document the Worker serves
+ * (test/integration/harness/response-validation.ts): documented status, content type, body
+ * schema and required headers. A response that breaks the contract fails the test that caused
+ * it, whatever the test itself asserts.
  */
 export const SUPERVISOR = { username: "supervisor", password: "supervisor-test-password" };
 export const DEFAULT_ACCOUNT_ID = "00000000-0000-4000-8000-000000000001";
@@ -24,6 +30,11 @@ export interface CallOptions {
   body?: unknown;
   rawBody?: BodyInit;
   headers?: Record<string, string>;
+  /**
+   * Skips the contract check of the response. Only for requests that deliberately bypass the
+   * contract (say why at the call site); never to silence a response the contract refuses.
+   */
+  unchecked?: boolean;
 }
 
 export interface CallResult {
@@ -59,9 +70,18 @@ async function read(response: Response): Promise<CallResult> {
   return { status: response.status, headers: response.headers, json, text };
 }
 
-/** Calls the Worker as the supervisor unless `as` says otherwise (`null`: no Authorization). */
+/**
+ * Calls the Worker as the supervisor unless `as` says otherwise (`null`: no Authorization), and
+ * checks the response against the document (throws a ConformanceError naming the operation, the
+ * status and what is wrong) unless `unchecked`.
+ */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
-  return read(await exports.default.fetch(buildRequest(method, path, options)));
+  const request = buildRequest(method, path, options);
+  const result = await read(await exports.default.fetch(request));
+  if (!options.unchecked) {
+    await assertConformant({ method: request.method, url: request.url, status: result.status, headers: result.headers, text: result.text });
+  }
+  return result;
 }
 
 let counter = 0;

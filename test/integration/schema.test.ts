@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
-import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { is } from "drizzle-orm";
+import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
 import { applicationTables } from "./helpers";
@@ -9,13 +10,7 @@ import { applicationTables } from "./helpers";
  * Migrations may be written by hand, so this checks, table by table, that the two agree:
  * columns (type, NOT NULL, primary key), indexes (with uniqueness) and foreign keys.
  */
-const tables = Object.values(schema).filter((value): value is SQLiteTable => {
-  try {
-    return typeof value === "object" && value !== null && getTableConfig(value as SQLiteTable).name !== undefined;
-  } catch {
-    return false;
-  }
-});
+const tables = (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable));
 
 interface ColumnInfo {
   name: string;

@@ -10,13 +10,16 @@ import type { AppEnv } from "../../lib/types";
  */
 export type Stability = "experimental" | "preview" | "deprecated";
 
+function headersOf(mark: Stability | undefined): [string, string][] {
+  return mark === "experimental" || mark === "preview"
+    ? [["X-API-Stability", "experimental"]]
+    : mark === "deprecated"
+      ? [["Deprecation", "true"]]
+      : [];
+}
+
 export function stability(mark: Stability | undefined): MiddlewareHandler<AppEnv> {
-  const headers: [string, string][] =
-    mark === "experimental" || mark === "preview"
-      ? [["X-API-Stability", "experimental"]]
-      : mark === "deprecated"
-        ? [["Deprecation", "true"]]
-        : [];
+  const headers = headersOf(mark);
   return async (c, next) => {
     for (const [name, value] of headers) c.header(name, value);
     if (mark === "preview" && c.req.header("X-Enable-Preview")?.trim().toLowerCase() !== "true") {
@@ -25,4 +28,41 @@ export function stability(mark: Stability | undefined): MiddlewareHandler<AppEnv
     await next();
     for (const [name, value] of headers) c.res.headers.set(name, value);
   };
+}
+
+interface DocumentPaths {
+  paths: Record<string, Record<string, { "x-stability"?: Stability }>>;
+}
+
+/**
+ * Answers given before a route's own middleware runs (401, 406, 415, 429, ...) still belong to an
+ * operation: they carry its marks too. The operation is found in the OpenAPI document (built on
+ * first use), templates with fewer parameters first so that `/validate` wins over `/{name}`.
+ */
+export function marksOfOperation(getDocument: () => DocumentPaths): MiddlewareHandler<AppEnv> {
+  let table: { method: string; regex: RegExp; headers: [string, string][] }[] | undefined;
+  return async (c, next) => {
+    await next();
+    if (c.res.headers.has("X-API-Stability") || c.res.headers.has("Deprecation")) return;
+    table ??= operationMarks(getDocument());
+    const method = c.req.method === "HEAD" ? "get" : c.req.method.toLowerCase();
+    const path = new URL(c.req.url).pathname;
+    const operation = table.find((o) => o.method === method && o.regex.test(path));
+    for (const [name, value] of operation?.headers ?? []) c.res.headers.set(name, value);
+  };
+}
+
+function operationMarks(document: DocumentPaths) {
+  return Object.entries(document.paths)
+    .flatMap(([template, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => operation?.["x-stability"])
+        .map(([method, operation]) => ({
+          method,
+          parameters: (template.match(/\{[^}]+\}/g) ?? []).length,
+          regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+")}/?$`),
+          headers: headersOf(operation["x-stability"]),
+        })),
+    )
+    .sort((a, b) => a.parameters - b.parameters);
 }

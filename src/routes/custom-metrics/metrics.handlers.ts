@@ -11,7 +11,7 @@ import {
 } from "../../db/source-items";
 import { checkExpressionTree, findMetricCycle, namesIn, parseExpression } from "../../domain/expression";
 import { ApiError, duplicated, invalid, isConstraintError } from "../../lib/errors";
-import { auditForCreate, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, checkIfMatch, etagOf, locationOf, ownLocation, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { expressionError } from "../sources/expressions";
@@ -114,7 +114,9 @@ export const put: AppRouteHandler<typeof routes.put> = async (c) => {
   }
   const { row, created } = await writeMetric(c, sourceId, customMetricName, input, "put");
   c.header("ETag", etagOf(row.revision));
-  return created ? c.json(toMetric(row), 201) : c.json(toMetric(row), 200);
+  if (!created) return c.json(toMetric(row), 200);
+  c.header("Location", ownLocation(c));
+  return c.json(toMetric(row), 201);
 };
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {

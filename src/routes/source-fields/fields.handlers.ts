@@ -15,7 +15,7 @@ import {
 import { checkExpressionTree, findMetricCycle, namesIn, parseExpression, type Expression } from "../../domain/expression";
 import { firstFreeName, type FieldDataType } from "../../domain/source-fields";
 import { ApiError, duplicated, invalid, isConstraintError } from "../../lib/errors";
-import { auditForCreate, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, checkIfMatch, etagOf, locationOf, ownLocation, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { expressionError } from "../sources/expressions";
@@ -175,7 +175,9 @@ export const put: AppRouteHandler<typeof routes.put> = async (c) => {
   const { sourceId, fieldName } = c.req.valid("param");
   const { row, created } = await writeField(c, sourceId, c.req.valid("json"), fieldName);
   c.header("ETag", etagOf(row.revision));
-  return created ? c.json(toField(row), 201) : c.json(toField(row), 200);
+  if (!created) return c.json(toField(row), 200);
+  c.header("Location", ownLocation(c));
+  return c.json(toField(row), 201);
 };
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DATA_TYPES, DEFAULT_METRICS, FIELD_NAME_PATTERN } from "../../domain/source-fields";
-import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
+import { auditMembers, PageQuerySchema, pagedList, orNull } from "../../lib/openapi";
 import { GranularitySchema, NumberFormatSchema, TimeFieldFormatOptionsSchema, TimeZoneSchema } from "../sources/formats.schemas";
 import { freeFormLimits, freeFormObject, nameString } from "../../lib/text-schemas";
 
@@ -8,7 +8,9 @@ export const FieldNameSchema = z
   .string()
   .min(1)
   .max(255)
-  .regex(FIELD_NAME_PATTERN, "Must start with a letter or '_' and hold only letters, digits, '_' and '.'");
+  .regex(FIELD_NAME_PATTERN, "Must start with a letter or '_' and hold only letters, digits, '_' and '.'")
+  // The document states the pattern as ECMA-262 source; the flag stays in the validator.
+  .openapi({ pattern: FIELD_NAME_PATTERN.source });
 
 export const DataTypeSchema = z.enum(DATA_TYPES).openapi("DataType");
 
@@ -120,7 +122,7 @@ export const FieldSchema = z
     format: FieldFormatSchema.optional(),
     statistics: StatisticsSchema.optional(),
     facetFiltering: z.object({ enabled: z.boolean(), order: z.number().int().optional() }).optional(),
-    granularity: GranularitySchema.nullable(),
+    granularity: orNull(GranularitySchema),
     disabledCapabilities: z.array(z.string()),
     fieldMetadata: z.record(z.string(), z.unknown()),
     rawFormatSupportTimeGroup: z.boolean(),
@@ -153,7 +155,7 @@ export const ValidateExpressionSchema = z.object({ expression: z.string().max(MA
 export const ValidationResultSchema = z
   .object({
     valid: z.boolean(),
-    dataType: DataTypeSchema.nullable(),
+    dataType: orNull(DataTypeSchema),
     referencedFields: z.array(z.string()),
     error: z.object({
       type: z.enum(["NONE", "SYNTAX", "VALIDATION", "DUPLICATED"]),

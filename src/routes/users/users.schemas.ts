@@ -10,7 +10,7 @@ const UsernameSchema = z
   .string()
   .min(1)
   .max(255)
-  .regex(/^[^:\p{Cc}]+$/u, "Must not contain ':' or control characters");
+  .regex(/^[^:\u0000-\u001F\u007F-\u009F]+$/, "Must not contain ':' or control characters");
 
 export const UserSchema = z
   .object({
