@@ -4,6 +4,7 @@ import { copyFileSync, existsSync } from "node:fs";
 import { assertNode22, runWrangler, startWrangler } from "./wrangler.mjs";
 
 assertNode22();
+await import("./prepare-assets.mjs");
 if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
   console.log("Created .dev.vars from .dev.vars.example (local supervisor credentials).");
