@@ -1,0 +1,146 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
+import { calendarLimitGuard, calendarUsage, DEFAULT_CALENDAR_ID, MAX_CALENDARS_PER_ACCOUNT, selectCalendar, selectCalendarUsers } from "../../db/calendars";
+import type { Database } from "../../db/client";
+import { calendars } from "../../db/schema";
+import { accountForWrite, scopeOf, scoped, type AccountScope } from "../../db/scope";
+import { inUse } from "../../db/source-items";
+import { GREGORIAN, listPeriods, periodsAt, type CalendarDefinition } from "../../domain/calendar";
+import type { AppRouteHandler } from "../../lib/create-router";
+import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
+import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import type { AppEnv } from "../../lib/types";
+import { definitionColumns, definitionOf, periodQueryError, toCalendar, toPeriodsAt, type CalendarRow } from "./calendars.model";
+import type * as routes from "./calendars.routes";
+
+/**
+ * Every calendar route admits users of an account only (access `accountMember`, or a privilege the
+ * supervisor lacks), so the caller's scope is always its own account.
+ */
+const scopeOfCaller = (c: Context<AppEnv>) => scopeOf(c.get("principal"));
+
+async function findCalendar(db: Database, scope: AccountScope, calendarId: string): Promise<CalendarRow> {
+  const row = await selectCalendar(db, scope, calendarId).get();
+  if (!row) throw notFound("Calendar");
+  return row;
+}
+
+const changedConcurrently = () => new ApiError("PRECONDITION_FAILED", "The calendar was changed concurrently; reload it and retry");
+
+function mapWriteError(err: unknown, name: string): never {
+  if (isConstraintError(err, "UNIQUE")) throw duplicated(`A calendar named '${name}' already exists in the account`);
+  if (refusedBy(err, COUNT_LIMIT_GUARD)) {
+    throw new ApiError("TOO_MANY_CALENDARS", `The account already has ${MAX_CALENDARS_PER_ACCOUNT} calendars, the most it may have`);
+  }
+  throw err;
+}
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const rows = await c.get("db").select().from(calendars).where(scoped(calendars.accountId, scopeOfCaller(c))).orderBy(asc(calendars.name)).all();
+  return c.json({ content: rows.map(toCalendar) }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const accountId = accountForWrite(principal, undefined);
+  const row: CalendarRow = {
+    id: crypto.randomUUID(),
+    revision: newRevision(),
+    accountId,
+    name: body.name,
+    ...definitionColumns(body),
+    createdByUserName: principal.name,
+    ...auditForCreate(principal),
+  };
+  try {
+    await db.batch([calendarLimitGuard(db, accountId), db.insert(calendars).values(row)]);
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  c.header("Location", locationOf(c, row.id));
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toCalendar(row), 201);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findCalendar(c.get("db"), scopeOfCaller(c), c.req.valid("param").calendarId);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toCalendar(row), 200);
+};
+
+export const update: AppRouteHandler<typeof routes.update> = async (c) => {
+  const { calendarId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  assertSameId(body.id, calendarId);
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const current = await findCalendar(db, scopeOf(principal), calendarId);
+  checkIfMatch(c, current.revision);
+  const changes = { name: body.name, ...definitionColumns(body), revision: newRevision(), ...auditForUpdate(principal) };
+  let updated: CalendarRow | undefined;
+  try {
+    updated = await db
+      .update(calendars)
+      .set(changes)
+      .where(and(eq(calendars.id, current.id), ifMatchGuard(c, calendars.revision, current.revision)))
+      .returning()
+      .get();
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  // Missed: with If-Match, another write came first; without it, only a concurrent delete can explain it.
+  if (!updated) throw c.req.header("If-Match") ? changedConcurrently() : notFound("Calendar");
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toCalendar(updated), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const { calendarId } = c.req.valid("param");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const [rows, users] = await db.batch([selectCalendar(db, scopeOf(principal), calendarId), selectCalendarUsers(db, principal, calendarId)]);
+  const current = rows[0];
+  if (!current) throw notFound("Calendar");
+  checkIfMatch(c, current.revision);
+  const refuseInUse = (found: typeof users): never => {
+    const { accessible, hasOtherUsages } = calendarUsage(found);
+    throw inUse(current.name, accessible, "delete the calendar", hasOtherUsages);
+  };
+  if (users.length > 0) refuseInUse(users);
+  let deleted: { id: string }[];
+  try {
+    deleted = await db
+      .delete(calendars)
+      .where(and(eq(calendars.id, current.id), ifMatchGuard(c, calendars.revision, current.revision)))
+      .returning({ id: calendars.id });
+  } catch (err) {
+    // A derived field took the calendar up meanwhile: its reference row's foreign key refused the delete.
+    if (isConstraintError(err, "FOREIGN KEY")) refuseInUse(await selectCalendarUsers(db, principal, calendarId).all());
+    throw err;
+  }
+  if (deleted.length === 0 && c.req.header("If-Match")) throw changedConcurrently();
+  return c.body(null, 204);
+};
+
+/** The definition behind a periods route's id: the built-in calendar costs no round trip, a stored one a single read. */
+async function definitionFor(c: Context<AppEnv>, calendarId: string): Promise<CalendarDefinition> {
+  if (calendarId === DEFAULT_CALENDAR_ID) return GREGORIAN;
+  return definitionOf(await findCalendar(c.get("db"), scopeOfCaller(c), calendarId));
+}
+
+export const periods: AppRouteHandler<typeof routes.periods> = async (c) => {
+  const { from, to, type } = c.req.valid("query");
+  const result = listPeriods(await definitionFor(c, c.req.valid("param").calendarId), from, to, type);
+  if (!result.ok) throw periodQueryError(result.error);
+  return c.json({ content: result.periods }, 200);
+};
+
+export const periodsAtDate: AppRouteHandler<typeof routes.periodsAt> = async (c) => {
+  const { date } = c.req.valid("query");
+  const result = periodsAt(await definitionFor(c, c.req.valid("param").calendarId), date);
+  if (!result.ok) throw periodQueryError(result.error);
+  return c.json(toPeriodsAt(date, result.periods), 200);
+};
