@@ -1,0 +1,97 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { digestOf, isUuid, randomSecret } from "../domain/trusted-access";
+import type { Database } from "./client";
+import { accessTokens } from "./schema";
+
+/**
+ * Bearer tokens as rows: minted by the trusted-access token endpoints, stored as the SHA-256 of
+ * the token, revoked by deleting the row. Every statement here is batchable, so that a token is
+ * written in the same transaction as the checks and changes it depends on.
+ */
+export interface MintedToken {
+  /** The bearer token itself: given to the client once, never stored. */
+  accessToken: string;
+  digest: string;
+  tokenId: string;
+  expiresInSeconds: number;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+export async function mintToken(validitySeconds: number, nowMs: number): Promise<MintedToken> {
+  const accessToken = randomSecret();
+  return {
+    accessToken,
+    digest: await digestOf(accessToken),
+    tokenId: crypto.randomUUID(),
+    expiresInSeconds: validitySeconds,
+    expiresAt: nowMs + validitySeconds * 1000,
+  };
+}
+
+/** The token of a user known by id (and account). */
+export function insertToken(db: Database, token: MintedToken, owner: { userId: string; accountId: string; clientId: string }, nowMs: number) {
+  return db.insert(accessTokens).values({
+    tokenHash: token.digest,
+    tokenId: token.tokenId,
+    userId: owner.userId,
+    accountId: owner.accountId,
+    clientId: owner.clientId,
+    expiresAt: token.expiresAt,
+    createdDate: new Date(nowMs).toISOString(),
+  });
+}
+
+/**
+ * The token of the user `u` (alias of users) that `condition` selects, inserted only if there is
+ * one: the check and the write are one statement. Answers the token id when it was written.
+ */
+export function insertTokenWhere(db: Database, token: MintedToken, clientId: string, nowMs: number, condition: SQL) {
+  // Columns in the table's order: token_hash, token_id, user_id, account_id, client_id, expires_at, created_date.
+  return db
+    .insert(accessTokens)
+    .select(
+      sql`SELECT ${token.digest}, ${token.tokenId}, u.id, u.account_id, ${clientId}, ${token.expiresAt}, ${new Date(nowMs).toISOString()} FROM users u WHERE ${condition}`,
+    )
+    .returning({ tokenId: accessTokens.tokenId });
+}
+
+/** Expired tokens, a bounded number at a time: each issuance sweeps some, so the table does not grow without end. */
+export function sweepExpiredTokens(db: Database, nowMs: number, limit = 100) {
+  return db.delete(accessTokens).where(sql`${accessTokens.tokenHash} IN (SELECT token_hash FROM access_tokens WHERE expires_at <= ${nowMs} LIMIT ${limit})`);
+}
+
+export interface TokenScope {
+  clientId?: string;
+  userId?: string;
+  accountId?: string;
+  /** Only the tokens issued in accounts other than these. */
+  outsideAccounts?: readonly string[];
+}
+
+/** Revokes (deletes) the tokens in `scope`; `onlyIf` makes it conditional on the batch's own earlier write having won. */
+export function revokeTokens(db: Database, scope: TokenScope, onlyIf?: SQL) {
+  return db
+    .delete(accessTokens)
+    .where(
+      and(
+        scope.clientId === undefined ? undefined : eq(accessTokens.clientId, scope.clientId),
+        scope.userId === undefined ? undefined : eq(accessTokens.userId, scope.userId),
+        scope.accountId === undefined ? undefined : eq(accessTokens.accountId, scope.accountId),
+        scope.outsideAccounts === undefined
+          ? undefined
+          : sql`${accessTokens.accountId} NOT IN (SELECT value FROM json_each(${JSON.stringify(scope.outsideAccounts)}))`,
+        onlyIf,
+      ),
+    );
+}
+
+/**
+ * The one token a revocation names: by its token_id (a UUID), or by the token itself, which is
+ * looked up by its digest only (a token never becomes a bound parameter, so no error text can
+ * carry it). Answers what it deleted.
+ */
+export async function revokeToken(db: Database, tokenIdOrToken: string) {
+  const named = isUuid(tokenIdOrToken) ? eq(accessTokens.tokenId, tokenIdOrToken) : eq(accessTokens.tokenHash, await digestOf(tokenIdOrToken));
+  return db.delete(accessTokens).where(named).returning({ tokenId: accessTokens.tokenId });
+}

@@ -1,0 +1,197 @@
+import { and, asc, eq, notExists, sql } from "drizzle-orm";
+import { revokeTokens } from "../../db/access-tokens";
+import type { Database } from "../../db/client";
+import { accounts, trustedAccessClients } from "../../db/schema";
+import { digestOf, nowInSeconds, randomSecret, TOKEN_ENDPOINT_AUTH_METHOD } from "../../domain/trusted-access";
+import { ApiError, duplicated, isConstraintError, notFound, type Problem } from "../../lib/errors";
+import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import type * as routes from "./clients.routes";
+
+type ClientRow = typeof trustedAccessClients.$inferSelect;
+
+/** The client as the API shows it. The secret is a member only of the answer that issues it. */
+function toClient(row: ClientRow, issuedSecret?: string) {
+  return {
+    client_name: row.clientName,
+    access_token_validity_seconds: row.accessTokenValiditySeconds,
+    client_id: row.clientId,
+    ...(issuedSecret === undefined ? {} : { client_secret: issuedSecret }),
+    client_secret_expires_at: row.clientSecretExpiresAt,
+    token_endpoint_auth_method: TOKEN_ENDPOINT_AUTH_METHOD,
+    client_id_issued_at: nowInSeconds(Date.parse(row.createdDate)),
+    account_ids: row.accountIds ?? null,
+    previous_client_secret_expires_at: row.previousSecretExpiresAt ?? null,
+  } as const;
+}
+
+const selectClient = (db: Database, clientId: string) => db.select().from(trustedAccessClients).where(eq(trustedAccessClients.clientId, clientId));
+
+async function findClient(db: Database, clientId: string): Promise<ClientRow> {
+  const row = await selectClient(db, clientId).get();
+  if (!row) throw notFound("Client");
+  return row;
+}
+
+const nameTaken = (name: string) => duplicated(`A client named '${name}' already exists`, 409, "body.client_name");
+
+/** The accounts a restriction names that exist: batchable with the write's first read. */
+const selectAccountsAmong = (db: Database, ids: readonly string[]) =>
+  db
+    .select({ id: accounts.id })
+    .from(accounts)
+    // json_each: one bound parameter however many ids (D1 allows 100 per statement).
+    .where(sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
+
+/** The restriction as stored (duplicates dropped), or a 400 naming each id that is no account. */
+function requireAccounts(ids: readonly string[], found: readonly { id: string }[]): string[] {
+  const known = new Set(found.map((a) => a.id));
+  const problems: Problem[] = ids.flatMap((id, i) => (known.has(id) ? [] : [{ name: `body.account_ids[${i}]`, message: "No such account", level: "ERROR" as const }]));
+  if (problems.length > 0) throw new ApiError("VALIDATION_FAILED", "account_ids names accounts that do not exist", { problems });
+  return [...new Set(ids)];
+}
+
+/** A write that found nothing to change: lost to a concurrent writer (with If-Match), or the client is gone. */
+function missedWrite(c: { req: { header(name: string): string | undefined } }): ApiError {
+  return c.req.header("If-Match")
+    ? new ApiError("PRECONDITION_FAILED", "The client was changed concurrently; reload it and retry")
+    : notFound("Client");
+}
+
+/** Later statements of a batch run only if its update of the client won (its new revision is unique to it). */
+const updateWon = (clientId: string, revision: string) =>
+  sql`EXISTS (SELECT 1 FROM trusted_access_clients WHERE client_id = ${clientId} AND revision = ${revision})`;
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const rows = await c.get("db").select().from(trustedAccessClients).orderBy(asc(trustedAccessClients.clientName)).all();
+  return c.json({ content: rows.map((row) => toClient(row)) }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  // A restriction to accounts that do not exist is a mistake to report. (An account deleted after
+  // this check leaves an id that never matches again: account ids are never reused.)
+  const accountIds = body.account_ids ? requireAccounts(body.account_ids, await selectAccountsAmong(db, body.account_ids).all()) : null;
+  const secret = randomSecret();
+  const values = {
+    clientId: crypto.randomUUID(),
+    clientName: body.client_name,
+    accessTokenValiditySeconds: body.access_token_validity_seconds,
+    secretDigest: await digestOf(secret),
+    clientSecretExpiresAt: body.client_secret_expires_at,
+    previousSecretDigest: null,
+    previousSecretExpiresAt: null,
+    accountIds,
+    revision: newRevision(),
+    ...auditForCreate(c.get("principal")),
+  };
+  try {
+    await db.insert(trustedAccessClients).values(values);
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.client_name);
+    throw err;
+  }
+  c.header("Location", locationOf(c, values.clientId));
+  c.header("ETag", etagOf(values.revision));
+  return c.json(toClient(values, secret), 201);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findClient(c.get("db"), c.req.valid("param").id);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toClient(row), 200);
+};
+
+export const update: AppRouteHandler<typeof routes.update> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  // One round trip reads the client and the accounts a new restriction names.
+  const [found, namedAccounts] = await db.batch([selectClient(db, id), selectAccountsAmong(db, body.account_ids ?? [])]);
+  const current = found[0];
+  if (!current) throw notFound("Client");
+  checkIfMatch(c, current.revision);
+  const accountIds = body.account_ids ? requireAccounts(body.account_ids, namedAccounts) : body.account_ids;
+  const changes = {
+    ...(body.client_name !== undefined && { clientName: body.client_name }),
+    ...(body.access_token_validity_seconds !== undefined && { accessTokenValiditySeconds: body.access_token_validity_seconds }),
+    ...(body.client_secret_expires_at !== undefined && { clientSecretExpiresAt: body.client_secret_expires_at }),
+    ...(accountIds !== undefined && { accountIds }),
+    revision: newRevision(),
+    ...auditForUpdate(c.get("principal")),
+  };
+  let results;
+  try {
+    results = await db.batch([
+      db
+        .update(trustedAccessClients)
+        .set(changes)
+        .where(and(eq(trustedAccessClients.clientId, id), ifMatchGuard(c, trustedAccessClients.revision, current.revision)))
+        .returning(),
+      // Narrowed to some accounts: the tokens it issued elsewhere stop working now.
+      ...(accountIds ? [revokeTokens(db, { clientId: id, outsideAccounts: accountIds }, updateWon(id, changes.revision))] : []),
+    ]);
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE") && body.client_name !== undefined) throw nameTaken(body.client_name);
+    throw err;
+  }
+  const updated = results[0][0];
+  if (!updated) throw missedWrite(c);
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toClient(updated), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const { id } = c.req.valid("param");
+  const db = c.get("db");
+  const current = await findClient(db, id);
+  checkIfMatch(c, current.revision);
+  const [deleted] = await db.batch([
+    db
+      .delete(trustedAccessClients)
+      .where(and(eq(trustedAccessClients.clientId, id), ifMatchGuard(c, trustedAccessClients.revision, current.revision)))
+      .returning({ clientId: trustedAccessClients.clientId }),
+    // Its tokens go with it (the foreign key cascades too): the next bearer request with one is refused.
+    revokeTokens(db, { clientId: id }, notExists(selectClient(db, id))),
+  ]);
+  if (deleted.length === 0) throw missedWrite(c);
+  return c.body(null, 204);
+};
+
+export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const current = await findClient(db, id);
+  checkIfMatch(c, current.revision);
+  const secret = randomSecret();
+  const graceEnd = nowInSeconds() + body.grace_period_seconds;
+  const changes = {
+    secretDigest: await digestOf(secret),
+    clientSecretExpiresAt: body.client_secret_expires_at,
+    // The replaced secret keeps working until graceEnd, never past its own expiry. Both are read by
+    // the database from the row as the update finds it, so of two rotations at once, the later one
+    // keeps the secret the earlier one issued.
+    ...(body.grace_period_seconds > 0
+      ? {
+          previousSecretDigest: sql`secret_digest`,
+          previousSecretExpiresAt: sql`CASE WHEN client_secret_expires_at = 0 OR client_secret_expires_at > ${graceEnd} THEN ${graceEnd} ELSE client_secret_expires_at END`,
+        }
+      : { previousSecretDigest: null, previousSecretExpiresAt: null }),
+    revision: newRevision(),
+    ...auditForUpdate(c.get("principal")),
+  };
+  const [rotated] = await db.batch([
+    db
+      .update(trustedAccessClients)
+      .set(changes)
+      .where(and(eq(trustedAccessClients.clientId, id), ifMatchGuard(c, trustedAccessClients.revision, current.revision)))
+      .returning(),
+    ...(body.revoke_tokens ? [revokeTokens(db, { clientId: id }, updateWon(id, changes.revision))] : []),
+  ]);
+  const row = rotated[0];
+  if (!row) throw missedWrite(c);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toClient(row, secret), 200);
+};

@@ -1,0 +1,226 @@
+import type { Context } from "hono";
+import { and, eq, sql } from "drizzle-orm";
+import { invalidateUser } from "../../auth/cache";
+import { clientStillTrusts, type TrustedClient } from "../../auth/client";
+import { insertToken, insertTokenWhere, mintToken, revokeToken, sweepExpiredTokens, type MintedToken } from "../../db/access-tokens";
+import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
+import type { Database } from "../../db/client";
+import { accounts, userAttributes, userGroups, users } from "../../db/schema";
+import { NO_PASSWORD } from "../../domain/passwords";
+import { nowInSeconds, pullRefusal, pushRefusal, type GrantRefusal } from "../../domain/trusted-access";
+import { isSupervisorName } from "../../domain/usernames";
+import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
+import { newRevision } from "../../lib/http";
+import type { AppEnv } from "../../lib/types";
+import type { AppRouteHandler } from "../../lib/create-router";
+import { reverifyClient } from "../../middleware/authenticate/client";
+import { requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
+import type * as routes from "./tokens.routes";
+import type { PullRequest, PushRequest } from "./tokens.schemas";
+
+/**
+ * The token endpoints. Each reads what it needs, decides (domain/trusted-access.ts), then writes in
+ * one batch whose statements only take effect if the client still trusts the request's secret, the
+ * account is still enabled and the user still of it: a change in between (a rotated secret, a
+ * disabled account, a user taken elsewhere) makes the write a "conflict", and the request is read
+ * and decided once more.
+ */
+type Attempt = (client: TrustedClient) => Promise<MintedToken | "conflict">;
+
+async function withOneRetry(c: Context<AppEnv>, attempt: Attempt): Promise<MintedToken> {
+  const first = await attempt(c.get("client")!);
+  if (first !== "conflict") return first;
+  const second = await attempt(await reverifyClient(c));
+  if (second !== "conflict") return second;
+  throw new ApiError("INVALID_GRANT", "The user or its account kept changing while the token was issued; try again");
+}
+
+function refuseSupervisor(c: Context<AppEnv>, username: string): void {
+  if (isSupervisorName(username, c.env.SUPERVISOR_USERNAME)) throw new ApiError("ACCESS_DENIED", "No token is issued for the supervisor");
+}
+
+function refusalError(refusal: GrantRefusal, request: { username: string; account?: string }): ApiError {
+  switch (refusal) {
+    case "account-not-served":
+      return new ApiError("UNAUTHORIZED_CLIENT", `This client may not issue tokens in the account '${request.account}'`);
+    case "no-such-account":
+      return invalid("body.account", `No account is named '${request.account}'`);
+    case "account-disabled":
+      return new ApiError("ACCESS_DENIED", "The user's account is disabled: its users get no token");
+    case "no-such-user":
+      return new ApiError("INVALID_GRANT", `No user named '${request.username}'${request.account === undefined ? "" : ` in the account '${request.account}'`}`);
+    case "user-of-another-account":
+      return new ApiError("INVALID_GRANT", `The username '${request.username}' belongs to a user of another account`);
+  }
+}
+
+/** A token for `username` (never the supervisor), as the arguments of the answer: RFC 6749 section 5.1, never cached. */
+async function issue(c: Context<AppEnv>, username: string, attempt: Attempt) {
+  refuseSupervisor(c, username);
+  const token = await withOneRetry(c, attempt);
+  const body = { access_token: token.accessToken, expires_in: token.expiresInSeconds, token_type: "bearer" as const, token_id: token.tokenId };
+  return [body, 200, { "Cache-Control": "no-store", Pragma: "no-cache" }] as const;
+}
+
+const accountEnabled = (accountId: string) => sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND disabled = 0)`;
+
+export const push: AppRouteHandler<typeof routes.push> = async (c) => {
+  const body = c.req.valid("json");
+  return c.json(...(await issue(c, body.username, (client) => pushOnce(c, client, body))));
+};
+
+/** Read (one round trip), decide, then create or update the user, its groups and attributes, and the token (one batch). */
+async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushRequest): Promise<MintedToken | "conflict"> {
+  const db = c.get("db");
+  const nowMs = Date.now();
+  // A new user joins `Users` when the request names no groups.
+  const groupNames = body.groups ?? ["Users"];
+  const [accountRows, userRows, groupRows] = await db.batch([
+    db.select({ id: accounts.id, disabled: accounts.disabled }).from(accounts).where(eq(accounts.name, body.account)),
+    db.select({ id: users.id, accountId: users.accountId }).from(users).where(eq(users.name, body.username)),
+    selectGroupsNamed(db, sql`(SELECT id FROM accounts WHERE name = ${body.account})`, groupNames),
+  ]);
+  const account = accountRows[0] ?? null;
+  const existing = userRows[0] ?? null;
+  const refusal = pushRefusal({
+    servedAccountIds: client.accountIds,
+    namedAccount: account,
+    user: existing && { accountId: existing.accountId, accountDisabled: false },
+  });
+  if (refusal || !account) throw refusalError(refusal ?? "no-such-account", body);
+  const groups = body.groups || !existing ? requireGroupsNamed(groupNames, groupRows) : undefined;
+
+  const accountId = account.id;
+  const userId = existing?.id ?? crypto.randomUUID();
+  const token = await mintToken(client.accessTokenValiditySeconds, nowMs);
+  const trusted = and(
+    clientStillTrusts(client, accountId, nowInSeconds(nowMs)),
+    accountEnabled(accountId),
+    existing ? sql`EXISTS (SELECT 1 FROM users WHERE id = ${userId} AND account_id = ${accountId})` : undefined,
+  )!;
+  try {
+    await db.batch([
+      refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT (${trusted})`, "trusted-access push"),
+      ...userWrites(db, { userId, accountId, existing: existing !== null, client, at: new Date(nowMs).toISOString() }, body),
+      // Groups given replace the memberships (json_each: one bound parameter however many groups).
+      ...(groups
+        ? [
+            db.delete(userGroups).where(eq(userGroups.userId, userId)),
+            db.insert(userGroups).select(sql`SELECT ${userId}, value, ${accountId} FROM json_each(${JSON.stringify(groups.map((g) => g.id))})`),
+          ]
+        : []),
+      ...(body.attributes
+        ? [
+            db.delete(userAttributes).where(eq(userAttributes.userId, userId)),
+            db
+              .insert(userAttributes)
+              .select(sql`SELECT ${userId}, ${accountId}, json_extract(value, '$.key'), json_extract(value, '$.values') FROM json_each(${JSON.stringify(body.attributes)})`),
+          ]
+        : []),
+      insertToken(db, token, { userId, accountId, clientId: client.clientId }, nowMs),
+      sweepExpiredTokens(db, nowMs),
+    ]);
+  } catch (err) {
+    // Refused by the guard; the name taken meanwhile; a group, account or user gone meanwhile.
+    if (refusedBy(err, WRITE_CONFLICT_GUARD) || isConstraintError(err, "UNIQUE", "users.name") || isConstraintError(err, "FOREIGN KEY")) return "conflict";
+    throw err;
+  }
+  // Its groups may have changed: this isolate's cached Basic sign-ins of the user go.
+  if (existing) invalidateUser(userId);
+  return token;
+}
+
+/**
+ * The user's own row: a new user with the request's profile and no usable password, or the
+ * existing one with the profile members the request gives (none given, no groups: no change).
+ * The actor of the audit columns is the client.
+ */
+function userWrites(
+  db: Database,
+  target: { userId: string; accountId: string; existing: boolean; client: TrustedClient; at: string },
+  body: PushRequest,
+) {
+  const actor = `client:${target.client.clientId}`;
+  if (!target.existing) {
+    return [
+      db.insert(users).values({
+        id: target.userId,
+        revision: newRevision(),
+        accountId: target.accountId,
+        name: body.username,
+        fullName: body.fullname ?? null,
+        email: body.email ?? null,
+        roles: [],
+        // A pushed user signs in with tokens only, until an administrator gives it a password.
+        passwordAlgorithm: NO_PASSWORD.algorithm,
+        passwordIterations: NO_PASSWORD.iterations,
+        passwordSalt: NO_PASSWORD.salt,
+        passwordHash: NO_PASSWORD.hash,
+        createdByUserId: actor,
+        createdDate: target.at,
+        lastModifiedByUserId: actor,
+        lastModifiedDate: target.at,
+      }),
+    ];
+  }
+  const profile = {
+    ...(body.fullname !== undefined && { fullName: body.fullname }),
+    ...(body.email !== undefined && { email: body.email }),
+  };
+  // Groups are part of the user's representation: changing them changes its revision (ETag) too.
+  if (Object.keys(profile).length === 0 && body.groups === undefined) return [];
+  return [
+    db
+      .update(users)
+      .set({ ...profile, revision: newRevision(), lastModifiedByUserId: actor, lastModifiedDate: target.at })
+      .where(eq(users.id, target.userId)),
+  ];
+}
+
+export const pull: AppRouteHandler<typeof routes.pull> = async (c) => {
+  const body = c.req.valid("json");
+  return c.json(...(await issue(c, body.username, (client) => pullOnce(c, client, body))));
+};
+
+/** One round trip: the token, written only if the user exists (in the named account) and every rule holds, with what explains a refusal. */
+async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullRequest): Promise<MintedToken | "conflict"> {
+  const db = c.get("db");
+  const nowMs = Date.now();
+  const token = await mintToken(client.accessTokenValiditySeconds, nowMs);
+  const ofNamedAccount = body.account === undefined ? sql`` : sql`AND a.name = ${body.account}`;
+  const [written, userRows, accountRows] = await db.batch([
+    insertTokenWhere(
+      db,
+      token,
+      client.clientId,
+      nowMs,
+      and(
+        sql`u.name = ${body.username}`,
+        sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled = 0 ${ofNamedAccount})`,
+        clientStillTrusts(client, sql`u.account_id`, nowInSeconds(nowMs)),
+      )!,
+    ),
+    db
+      .select({ accountId: users.accountId, accountDisabled: accounts.disabled })
+      .from(users)
+      .innerJoin(accounts, eq(accounts.id, users.accountId))
+      .where(eq(users.name, body.username)),
+    db.select({ id: accounts.id, disabled: accounts.disabled }).from(accounts).where(eq(accounts.name, body.account ?? "")),
+    sweepExpiredTokens(db, nowMs),
+  ]);
+  if (written.length > 0) return token;
+  const refusal = pullRefusal({
+    servedAccountIds: client.accountIds,
+    namedAccount: body.account === undefined ? undefined : (accountRows[0] ?? null),
+    user: userRows[0] ?? null,
+  });
+  if (refusal) throw refusalError(refusal, body);
+  // Everything the request depends on looks right: the client must have changed since it authenticated.
+  return "conflict";
+}
+
+export const revoke: AppRouteHandler<typeof routes.revoke> = async (c) => {
+  const revoked = await revokeToken(c.get("db"), c.req.valid("param").tokenId);
+  if (revoked.length === 0) throw notFound("Token");
+  return c.body(null, 204);
+};

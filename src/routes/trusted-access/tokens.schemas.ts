@@ -1,0 +1,73 @@
+import { z } from "@hono/zod-openapi";
+import { nameString, textString } from "../../lib/text-schemas";
+import { UsernameSchema } from "../users/users.schemas";
+
+/**
+ * The token endpoints' bodies (names as in the reference product) and their answer, an OAuth 2.0
+ * access token response (RFC 6749 section 5.1) with the token's public id beside it.
+ */
+const AccountNameSchema = nameString(255).openapi({ description: "The account's NAME (not its id)." });
+
+const UserAttributeSchema = z
+  .object({
+    key: nameString(255),
+    values: z.array(textString(1024)).max(1).openapi({ description: "At most one value, as in the reference product." }),
+  })
+  .openapi("UserAttribute");
+
+export const AccessTokenPushRequestSchema = z
+  .object({
+    username: UsernameSchema.openapi({ description: "Created in the account if no user has this name; updated if it is a user of the account." }),
+    account: AccountNameSchema,
+    fullname: nameString(255).optional().openapi({ description: "Replaces the user's full name; omitted: kept (none for a new user)." }),
+    email: z.email().max(255).optional().openapi({ description: "Replaces the user's email; omitted: kept (none for a new user)." }),
+    groups: z
+      .array(nameString(255))
+      .max(100)
+      .optional()
+      .openapi({
+        description:
+          "Names of groups of the account. Given, they REPLACE the user's memberships (an empty list removes them all); omitted, an existing " +
+          "user keeps its groups and a new one joins `Users`. An unknown name is `invalid_request`.",
+      }),
+    attributes: z
+      .array(UserAttributeSchema)
+      .max(100)
+      .superRefine((attributes, ctx) => {
+        const seen = new Set<string>();
+        attributes.forEach((a, i) => {
+          if (seen.has(a.key)) ctx.addIssue({ code: "custom", path: [i, "key"], message: `The key '${a.key}' is given twice` });
+          seen.add(a.key);
+        });
+      })
+      .optional()
+      .openapi({ description: "Replace the user's attributes as a whole (keys unique); omitted: kept." }),
+  })
+  .openapi("AccessTokenPushRequest");
+
+export const AccessTokenPullRequestSchema = z
+  .object({
+    username: UsernameSchema.openapi({ description: "An existing user (usernames are unique across accounts)." }),
+    account: AccountNameSchema.optional().openapi({ description: "The user's account NAME; omitted: the user's own account." }),
+  })
+  .openapi("AccessTokenPullRequest");
+
+export const AccessTokenResponseSchema = z
+  .object({
+    access_token: z.string().openapi({ description: "Send it as `Authorization: Bearer <access_token>` (bearerAuth). 256 random bits, base64url; shown only here." }),
+    expires_in: z.number().int().openapi({ description: "Its lifetime in seconds: the client's access_token_validity_seconds." }),
+    token_type: z.literal("bearer"),
+    token_id: z.string().openapi({ description: "The token's public id (a UUID), safe to log: revoke it with `DELETE /api/trusted-access/tokens/{tokenId}`." }),
+  })
+  .openapi("AccessTokenResponse");
+
+export const TokenIdParamSchema = z.object({
+  tokenId: z
+    .string()
+    .min(1)
+    .max(512)
+    .openapi({ param: { name: "tokenId", in: "path" }, description: "The token's token_id, or the access token itself.", example: "0b1d4f5e-6a7b-4c8d-9e0f-1a2b3c4d5e6f" }),
+});
+
+export type PushRequest = z.infer<typeof AccessTokenPushRequestSchema>;
+export type PullRequest = z.infer<typeof AccessTokenPullRequestSchema>;
