@@ -35,6 +35,33 @@ export function inferColumns(records: readonly Record<string, unknown>[]): Infer
   }));
 }
 
+/**
+ * The first `limit` records as rows, values in the order of the columns inferred from ALL records
+ * (so that a preview agrees with a describe); a member a record lacks is null.
+ */
+export function rowsOfRecords(records: readonly Record<string, unknown>[], limit: number): { columns: InferredColumn[]; rows: unknown[][] } {
+  const columns = inferColumns(records);
+  return {
+    columns,
+    rows: records.slice(0, limit).map((record) => columns.map((column) => (Object.hasOwn(record, column.name) ? (record[column.name] ?? null) : null))),
+  };
+}
+
+/**
+ * The records a JSON document holds as a table: an array of objects is its records; an object's
+ * first member (in document order) that is an array of objects holds them (`{"records": [...]}`,
+ * `{"rows": [...], "total": 2}`); an object without such a member is itself one record.
+ */
+export function recordsOfDocument(document: unknown): Record<string, unknown>[] {
+  if (isArrayOfObjects(document)) return document;
+  if (!isObject(document)) return [];
+  const member = Object.values(document).find(isArrayOfObjects);
+  return member ?? [document];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isArrayOfObjects = (value: unknown): value is Record<string, unknown>[] => Array.isArray(value) && value.every(isObject);
+
 export function typeOfValue(value: unknown): JsonColumnType {
   if (typeof value === "boolean") return "BOOLEAN";
   if (typeof value === "number") return Number.isSafeInteger(value) ? "INTEGER" : "NUMBER";

@@ -21,6 +21,8 @@ export interface ParameterDescriptor {
   /** One sentence for the person filling in the form. */
   helper?: string;
   prefix?: boolean;
+  /** Set on a parameter that still works but should no longer be used: says what to use instead. A connection that sets it gets a WARNING. */
+  deprecated?: string;
 }
 
 /** A connection's parameters: keys to string values, secret ones included. */

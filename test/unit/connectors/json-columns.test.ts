@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inferColumns, isIsoDateTime, typeOfValue } from "../../../src/domain/connectors/json-columns";
+import { inferColumns, isIsoDateTime, recordsOfDocument, rowsOfRecords, typeOfValue } from "../../../src/domain/connectors/json-columns";
 
 describe("typeOfValue", () => {
   it.each([
@@ -68,5 +68,36 @@ describe("inferColumns", () => {
   it("treats member names as data, __proto__ included", () => {
     const record = JSON.parse('{"__proto__": 1, "constructor": "x"}') as Record<string, unknown>;
     expect(inferColumns([record]).map((c) => c.name)).toEqual(["__proto__", "constructor"]);
+  });
+});
+
+describe("recordsOfDocument", () => {
+  it("reads an array of objects as its records", () => {
+    expect(recordsOfDocument([{ a: 1 }, { a: 2 }])).toEqual([{ a: 1 }, { a: 2 }]);
+  });
+
+  it("reads an object's first member that is an array of objects as its records", () => {
+    expect(recordsOfDocument({ total: 2, tags: ["x"], rows: [{ a: 1 }, { a: 2 }], more: [{ b: 1 }] })).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(recordsOfDocument({ rows: [] })).toEqual([]);
+  });
+
+  it("reads an object without such a member as one record, and anything else as none", () => {
+    expect(recordsOfDocument({ name: "Ada", tags: [1, 2] })).toEqual([{ name: "Ada", tags: [1, 2] }]);
+    expect(recordsOfDocument([1, 2])).toEqual([]);
+    expect(recordsOfDocument("text")).toEqual([]);
+    expect(recordsOfDocument(null)).toEqual([]);
+  });
+});
+
+describe("rowsOfRecords", () => {
+  it("gives the first rows in the order of the columns of all records, null where a record lacks a member", () => {
+    const records = [{ a: 1 }, { b: "x", a: 2 }, { c: true }];
+    expect(rowsOfRecords(records, 2)).toEqual({
+      columns: inferColumns(records),
+      rows: [
+        [1, null, null],
+        [2, "x", null],
+      ],
+    });
   });
 });

@@ -1,0 +1,154 @@
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { isConstraintError } from "../lib/errors";
+import type { Database } from "./client";
+import { accounts, connectionGuard, connections, connectionTypes, folders, sources, type ConnectionGuardReason } from "./schema";
+
+/**
+ * Queries of connections and connection types. A type is available to an account when it lists
+ * no accounts at all (connection_type_accounts), or lists that one; the supervisor sees every type.
+ * Connections are read with their type in one query, so each route reads D1 once.
+ */
+export type ConnectionTypeRow = typeof connectionTypes.$inferSelect;
+export type ConnectionRow = typeof connections.$inferSelect;
+
+/**
+ * Whether the connection_types row in the query is available to the account. The column is spelled
+ * out with its table: in a single-table select Drizzle renders ${connectionTypes.id} as a bare "id",
+ * which the subqueries would resolve against their own table.
+ */
+export function availableTo(accountId: string): SQL<boolean> {
+  return sql<boolean>`(NOT EXISTS (SELECT 1 FROM connection_type_accounts cta WHERE cta.type_id = "connection_types"."id")
+    OR EXISTS (SELECT 1 FROM connection_type_accounts cta WHERE cta.type_id = "connection_types"."id" AND cta.account_id = ${accountId}))`;
+}
+
+/** Who reads types: the supervisor every type, a user of an account the types available to it. */
+export type TypeReader = { kind: "all" } | { kind: "account"; accountId: string };
+
+export function selectTypes(db: Database, reader: TypeReader, ...conditions: (SQL | undefined)[]) {
+  return db
+    .select()
+    .from(connectionTypes)
+    .where(and(reader.kind === "account" ? availableTo(reader.accountId) : undefined, ...conditions))
+    .orderBy(asc(connectionTypes.name));
+}
+
+/** Types with an `available` flag for one account (batchable): a write or validation tells "disabled" from "not yours". */
+export function selectTypesFor(db: Database, accountId: string, condition: SQL | undefined) {
+  return db
+    .select({ type: connectionTypes, available: availableTo(accountId) })
+    .from(connectionTypes)
+    .where(condition);
+}
+
+export type TypeForAccount = { type: ConnectionTypeRow; available: boolean };
+
+/** An account's connections with their types (batchable); `condition` narrows them (one id, a name, a list of ids). */
+export function selectConnectionsWithTypes(db: Database, accountId: string, condition?: SQL) {
+  return db
+    .select({ connection: connections, type: connectionTypes, available: availableTo(accountId), projectId: projectOfFolder })
+    .from(connections)
+    .innerJoin(connectionTypes, eq(connectionTypes.id, connections.connectionTypeId))
+    .where(and(eq(connections.accountId, accountId), condition))
+    .orderBy(asc(connections.name));
+}
+
+export type ConnectionWithType = { connection: ConnectionRow; type: ConnectionTypeRow; available: boolean; projectId: string | null };
+
+/** The project of the connection's folder (a root folder starts a project); null without a folder. */
+const projectOfFolder = sql<string | null>`(SELECT folders.project_id FROM folders
+  WHERE folders.account_id = "connections"."account_id" AND folders.id = "connections"."folder_id")`;
+
+/** The project of a folder of the account (batchable, e.g. after a write). */
+export function selectProjectOfFolder(db: Database, accountId: string, folderId: string | null) {
+  return db.select({ projectId: folders.projectId }).from(folders).where(and(eq(folders.accountId, accountId), eq(folders.id, folderId ?? "")));
+}
+
+export async function findConnectionWithType(db: Database, accountId: string, id: string): Promise<ConnectionWithType | undefined> {
+  const [row] = await selectConnectionsWithTypes(db, accountId, eq(connections.id, id));
+  return row;
+}
+
+/** `column IN (the values)` with one bound parameter however many values (D1 allows 100 per statement). */
+export function inJsonList(column: SQLiteColumn, values: readonly string[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+// ---------------------------------------------------------------- the users of a type or a connection
+
+/** How many users a 409 names at most. */
+export const MAX_USERS_LISTED = 100;
+
+/** Connections of a type, in every account (the supervisor is the only one who asks). */
+export function connectionsOfType(db: Database, typeId: string) {
+  return db
+    .select({ id: connections.id, name: connections.name, accountId: connections.accountId, accountName: accounts.name })
+    .from(connections)
+    .innerJoin(accounts, eq(accounts.id, connections.accountId))
+    .where(eq(connections.connectionTypeId, typeId))
+    .orderBy(asc(connections.accountId), asc(connections.name))
+    .limit(MAX_USERS_LISTED + 1)
+    .all();
+}
+
+export function sourcesOfConnection(db: Database, accountId: string, connectionId: string) {
+  return db
+    .select({ id: sources.id, name: sources.name })
+    .from(sources)
+    .where(and(eq(sources.accountId, accountId), eq(sources.connectionId, connectionId)))
+    .orderBy(asc(sources.name))
+    .limit(MAX_USERS_LISTED + 1)
+    .all();
+}
+
+// ---------------------------------------------------------------- guards inside write batches
+
+/** A batch statement that fails the whole batch with `reason` (a CHECK of connection_guard) when `condition` holds. */
+function refuseWhen(db: Database, reason: ConnectionGuardReason, condition: SQL) {
+  return db.insert(connectionGuard).select(sql`SELECT ${reason} WHERE ${condition}`);
+}
+
+/** Whether a failed batch was refused for `reason`. */
+export function refusedFor(err: unknown, reason: ConnectionGuardReason): boolean {
+  return isConstraintError(err, "CHECK", reason);
+}
+
+/** For a source naming a connection: refuses unless the account has it (a connection deleted meanwhile included). */
+export function refuseUnlessConnectionExists(db: Database, accountId: string, connectionId: string) {
+  return refuseWhen(
+    db,
+    "connection_missing",
+    sql`NOT EXISTS (SELECT 1 FROM connections WHERE connections.account_id = ${accountId} AND connections.id = ${connectionId})`,
+  );
+}
+
+/** For deleting a connection: refuses while a source of the account names it (one created meanwhile included). */
+export function refuseIfConnectionUsed(db: Database, accountId: string, connectionId: string) {
+  return refuseWhen(
+    db,
+    "connection_in_use",
+    sql`EXISTS (SELECT 1 FROM sources WHERE sources.account_id = ${accountId} AND sources.connection_id = ${connectionId})`,
+  );
+}
+
+/** For a connection naming a folder: refuses unless the account has it (a folder deleted meanwhile included). */
+export function refuseUnlessFolderExists(db: Database, accountId: string, folderId: string) {
+  return refuseWhen(
+    db,
+    "connection_folder_missing",
+    sql`NOT EXISTS (SELECT 1 FROM folders WHERE folders.account_id = ${accountId} AND folders.id = ${folderId})`,
+  );
+}
+
+/**
+ * For writing a connection: refuses when its type is no longer the revision that was checked (disabled,
+ * parameters changed, its accounts changed, deleted), so no connection is stored against rules that no
+ * longer hold.
+ */
+export function refuseIfTypeChanged(db: Database, type: { id: string; revision: string }) {
+  return refuseWhen(
+    db,
+    "connection_type_changed",
+    sql`NOT EXISTS (SELECT 1 FROM connection_types WHERE connection_types.id = ${type.id} AND connection_types.revision = ${type.revision})`,
+  );
+}

@@ -1,0 +1,231 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Context } from "hono";
+import { findConnector, listConnectors } from "../../connectors";
+import { connectionsOfType, inJsonList, selectTypes, type ConnectionTypeRow, type TypeReader } from "../../db/connections";
+import { accounts, connectionTypeAccounts, connectionTypes } from "../../db/schema";
+import { storageTypeOf, typeParametersOf } from "../../domain/connectors/built-in-types";
+import type { TypeParameter } from "../../domain/connectors/connection-parameters";
+import type { Principal } from "../../domain/principal";
+import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import type { AppEnv } from "../../lib/types";
+import { inUse } from "../connections/in-use";
+import type { ConnectionTypePatch, ConnectionTypeWrite } from "./connection-types.schemas";
+import type * as routes from "./connection-types.routes";
+
+export function toConnectionType(row: ConnectionTypeRow) {
+  return {
+    id: row.id,
+    connectorId: row.connectorId,
+    enabled: row.enabled,
+    disabledMessage: row.disabledMessage ?? null,
+    name: row.name,
+    description: row.description ?? null,
+    type: row.type,
+    subStorageType: row.subStorageType,
+    minSupportedVersion: row.minSupportedVersion ?? null,
+    maxSupportedVersion: row.maxSupportedVersion ?? null,
+    onPremise: row.onPremise,
+    parameters: row.parameters,
+    ...auditOut(row),
+  };
+}
+
+/** The supervisor reads every type; a user of an account, the types available to its account. */
+const readerOf = (principal: Principal): TypeReader =>
+  principal.kind === "supervisor" ? { kind: "all" } : { kind: "account", accountId: principal.accountId };
+
+async function findType(c: Context<AppEnv>, id: string): Promise<ConnectionTypeRow> {
+  const [row] = await selectTypes(c.get("db"), readerOf(c.get("principal")), eq(connectionTypes.id, id));
+  if (!row) throw notFound("Connection type");
+  return row;
+}
+
+type TypeMembers = Omit<ConnectionTypeWrite, "id">;
+
+/** The columns a write stores: the connector must exist, and the type must declare every key the connector requires. */
+function typeColumns(body: TypeMembers) {
+  const connector = findConnector(body.connectorId);
+  if (!connector) {
+    throw invalid("body.connectorId", `Unknown connector "${body.connectorId}"; the connectors are: ${listConnectors().map((d) => d.id).join(", ")}`);
+  }
+  const parameters: TypeParameter[] = body.parameters
+    ? body.parameters.map((p, index) => ({
+        key: p.key,
+        label: p.label ?? p.key,
+        valueType: p.valueType,
+        required: p.required,
+        values: p.values,
+        visible: p.visible,
+        sequenceNumber: p.sequenceNumber ?? index,
+        helper: p.helper ?? null,
+        userAttribute: p.userAttribute,
+        requireValidation: p.requireValidation,
+      }))
+    : typeParametersOf(connector.parameters);
+  const missing: Problem[] = connector.parameters
+    .filter((d) => d.required && !d.prefix && !parameters.some((p) => p.key === d.key))
+    .map((d) => ({ name: "body.parameters", message: `The ${connector.label} connector needs "${d.key}": declare it`, level: "ERROR" }));
+  if (missing.length > 0) throw new ApiError("VALIDATION_FAILED", "The type leaves out parameters its connector needs", { problems: missing });
+  const storage = storageTypeOf(connector);
+  return {
+    connectorId: connector.id,
+    name: body.name,
+    description: body.description ?? null,
+    type: body.type ?? storage.type,
+    subStorageType: body.subStorageType ?? storage.subStorageType,
+    enabled: body.enabled,
+    disabledMessage: body.disabledMessage ?? null,
+    minSupportedVersion: body.minSupportedVersion ?? null,
+    maxSupportedVersion: body.maxSupportedVersion ?? null,
+    onPremise: body.onPremise,
+    parameters,
+  };
+}
+
+const nameTaken = (name: string) => duplicated(`A connection type named '${name}' already exists`);
+
+/** Writes `changes` over the type read as `current`: 412 if If-Match was beaten, 404 if it was deleted meanwhile. */
+async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, changes: ReturnType<typeof typeColumns>) {
+  const values = { ...changes, revision: newRevision(), ...auditForUpdate(c.get("principal")) };
+  let updated: ConnectionTypeRow | undefined;
+  try {
+    updated = await c
+      .get("db")
+      .update(connectionTypes)
+      .set(values)
+      .where(and(eq(connectionTypes.id, current.id), ifMatchGuard(c, connectionTypes.revision, current.revision)))
+      .returning()
+      .get();
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(changes.name);
+    throw err;
+  }
+  if (!updated) throw missedWrite(c);
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toConnectionType(updated), 200);
+}
+
+const missedWrite = (c: Context<AppEnv>) =>
+  c.req.header("If-Match")
+    ? new ApiError("PRECONDITION_FAILED", "The connection type was changed concurrently; reload it and retry")
+    : notFound("Connection type");
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const { name, enabled } = c.req.valid("query");
+  const rows = await selectTypes(
+    c.get("db"),
+    readerOf(c.get("principal")),
+    name === undefined ? undefined : eq(connectionTypes.name, name),
+    enabled === undefined ? undefined : eq(connectionTypes.enabled, enabled),
+  );
+  return c.json({ content: rows.map(toConnectionType) }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const row = { id: crypto.randomUUID(), revision: newRevision(), ...typeColumns(c.req.valid("json")), ...auditForCreate(c.get("principal")) };
+  try {
+    await c.get("db").insert(connectionTypes).values(row);
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(row.name);
+    throw err;
+  }
+  c.header("Location", locationOf(c, row.id));
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toConnectionType(row), 201);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findType(c, c.req.valid("param").id);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toConnectionType(row), 200);
+};
+
+export const update: AppRouteHandler<typeof routes.update> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  assertSameId(body.id, id);
+  const current = await findType(c, id);
+  checkIfMatch(c, current.revision);
+  return updateType(c, current, typeColumns(body));
+};
+
+export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
+  const current = await findType(c, c.req.valid("param").id);
+  checkIfMatch(c, current.revision);
+  const body: ConnectionTypePatch = c.req.valid("json");
+  const changed = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  // A type that changes its connector takes that connector's parameters unless it declares its own.
+  const parameters = body.connectorId !== undefined && body.connectorId !== current.connectorId ? undefined : current.parameters;
+  return updateType(c, current, typeColumns({ ...current, parameters, ...changed } as TypeMembers));
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const db = c.get("db");
+  const current = await findType(c, c.req.valid("param").id);
+  checkIfMatch(c, current.revision);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const deleted = await db
+        .delete(connectionTypes)
+        .where(and(eq(connectionTypes.id, current.id), ifMatchGuard(c, connectionTypes.revision, current.revision)))
+        .returning({ id: connectionTypes.id });
+      if (deleted.length === 0) throw missedWrite(c);
+      return c.body(null, 204);
+    } catch (err) {
+      // The foreign key of connections: the database refuses while a connection uses the type.
+      if (!isConstraintError(err, "FOREIGN KEY")) throw err;
+      const users = await connectionsOfType(db, current.id);
+      // The last user went away between the refusal and this read: try once more.
+      if (users.length === 0 && attempt === 0) continue;
+      throw inUse("CONNECTION_TYPE_IN_USE", { name: current.name, label: "connection type" }, users.map((u) => ({
+        id: u.id,
+        name: u.name,
+        type: "CONNECTION",
+        parent: { id: u.accountId, name: u.accountName, type: "ACCOUNT" },
+      })));
+    }
+  }
+};
+
+export const getAccounts: AppRouteHandler<typeof routes.getAccounts> = async (c) => {
+  const db = c.get("db");
+  const { id } = c.req.valid("param");
+  const [type, rows] = await db.batch([
+    db.select({ id: connectionTypes.id }).from(connectionTypes).where(eq(connectionTypes.id, id)),
+    db.select({ accountId: connectionTypeAccounts.accountId }).from(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)).orderBy(connectionTypeAccounts.accountId),
+  ]);
+  if (type.length === 0) throw notFound("Connection type");
+  return c.json(rows.map((r) => r.accountId), 200);
+};
+
+export const putAccounts: AppRouteHandler<typeof routes.putAccounts> = async (c) => {
+  const db = c.get("db");
+  const { id } = c.req.valid("param");
+  const accountIds = [...c.req.valid("json")].sort();
+  const [type, known] = await db.batch([
+    db.select({ id: connectionTypes.id }).from(connectionTypes).where(eq(connectionTypes.id, id)),
+    db.select({ id: accounts.id }).from(accounts).where(inJsonList(accounts.id, accountIds)),
+  ]);
+  if (type.length === 0) throw notFound("Connection type");
+  const found = new Set(known.map((a) => a.id));
+  const problems: Problem[] = c.req
+    .valid("json")
+    .flatMap((accountId, i) => (found.has(accountId) ? [] : [{ name: `body[${i}]`, message: "No account with this id", level: "ERROR" as const }]));
+  if (problems.length > 0) throw new ApiError("VALIDATION_FAILED", "Unknown accounts", { problems });
+  try {
+    await db.batch([
+      db.delete(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)),
+      // One statement, two bound values, however many accounts (D1 allows 100 values per statement).
+      db.insert(connectionTypeAccounts).select(sql`SELECT ${id}, value FROM json_each(${JSON.stringify(accountIds)})`),
+      // A new revision: connection writes checked against the old account list are refused (db/connections.ts).
+      db.update(connectionTypes).set({ revision: newRevision(), ...auditForUpdate(c.get("principal")) }).where(eq(connectionTypes.id, id)),
+    ]);
+  } catch (err) {
+    // The type or an account was deleted meanwhile.
+    if (isConstraintError(err, "FOREIGN KEY")) throw notFound("Connection type or account");
+    throw err;
+  }
+  return c.json(accountIds, 200);
+};

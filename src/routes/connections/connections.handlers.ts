@@ -1,0 +1,231 @@
+import { and, eq, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Context } from "hono";
+import { connectorEnvironment, createConnector, type ColumnDescription } from "../../connectors";
+import {
+  findConnectionWithType,
+  inJsonList,
+  refusedFor,
+  refuseIfConnectionUsed,
+  refuseIfTypeChanged,
+  refuseUnlessFolderExists,
+  selectConnectionsWithTypes,
+  selectProjectOfFolder,
+  selectTypesFor,
+  sourcesOfConnection,
+  type ConnectionRow,
+} from "../../db/connections";
+import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
+import { connections, connectionTypes } from "../../db/schema";
+import { accountForWrite } from "../../db/scope";
+import type { UserPrincipal } from "../../domain/principal";
+import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
+import { assertSameId, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ownLocation } from "../../lib/http";
+import type { AppRouteHandler } from "../../lib/create-router";
+import type { AppEnv } from "../../lib/types";
+import {
+  chooseType,
+  effectiveValues,
+  givenParameters,
+  parameterProblems,
+  parametersToStore,
+  secretKeysTest,
+  storageProblems,
+  strategyOf,
+  throwIfBlocking,
+  toConnection,
+  type Strategy,
+} from "./connections.model";
+import type { ConnectionWrite } from "./connections.schemas";
+import { askStore, openStoredConnection } from "./data-store";
+import { inUse } from "./in-use";
+import { connectionSecrets } from "./secrets";
+import type * as routes from "./connections.routes";
+
+// Every route that reads or writes connections admits users of an account only: accountMember, or
+// ROLE_MANAGE_CONNECTIONS, which the supervisor does not hold.
+const userOf = (c: Context<AppEnv>) => c.get("principal") as UserPrincipal;
+
+type WriteQuery = { strategy?: Strategy; connectionTypeMatchingStrategy?: Strategy; suppressWarnings?: boolean };
+
+/** The types a body may name, by its strategy: the one with its id, or those with its type and subStorageType. */
+function candidateTypes(strategy: Strategy, body: ConnectionWrite): SQL | undefined {
+  if (strategy === "BY_ID") return eq(connectionTypes.id, body.connectionTypeId ?? "");
+  return and(eq(connectionTypes.type, body.type ?? ""), eq(connectionTypes.subStorageType, body.subStorageType ?? ""));
+}
+
+const folderIdOf = (folderId: ConnectionWrite["folderId"]) => (folderId === undefined || folderId === null ? null : String(folderId));
+
+/**
+ * What a write and a validation share: one D1 read (the candidate types, and the stored connection
+ * whose secrets fill keys sent without a value), the type chosen, every problem checked.
+ */
+async function checkedConnection(c: Context<AppEnv>, body: ConnectionWrite, query: WriteQuery, connectionId: string) {
+  const db = c.get("db");
+  const accountId = accountForWrite(userOf(c), body.accountId);
+  const given = givenParameters(body.allParameters);
+  const strategy = strategyOf(query, body);
+  const folderId = folderIdOf(body.folderId);
+  const [candidates, stored, folder] = await db.batch([
+    selectTypesFor(db, accountId, candidateTypes(strategy, body)),
+    db.select().from(connections).where(and(eq(connections.accountId, accountId), eq(connections.id, connectionId))),
+    selectProjectOfFolder(db, accountId, folderId),
+  ]);
+  const existing: ConnectionRow | undefined = stored[0];
+  const place = { accountId, connectionId };
+  const secrets = connectionSecrets(c.env);
+  const values = await effectiveValues(given, existing?.parameters ?? [], place, secrets);
+  const type = chooseType(strategy, body, candidates, Object.keys(values).filter((key) => values[key] !== ""));
+  const environment = connectorEnvironment(c.env);
+  const indexOf = (key: string) => given.find((g) => g.key === key)?.index;
+  // Another account's folder and a missing one get the same answer.
+  const folderProblems: Problem[] = folderId !== null && folder.length === 0 ? [{ name: "body.folderId", message: "No folder with this id in the account", level: "ERROR" }] : [];
+  throwIfBlocking(
+    [...(strategy === "BY_ID" ? storageProblems(body, type) : []), ...folderProblems, ...parameterProblems(type, values, environment, { prefix: "body.", indexOf })],
+    query.suppressWarnings ?? false,
+  );
+  return { accountId, given, existing, type, values, place, secrets, environment, folderId };
+}
+
+/**
+ * E6 and POST: one read, one write batch. The batch starts with the CONNECTION quota guard (on
+ * create) and a guard that the type is still the revision checked, so a type disabled or changed
+ * meanwhile refuses the write; the write is then redone once from a fresh read. Two PUTs creating
+ * one id: the primary key lets one insert win (201), the other is redone as an update (200).
+ */
+async function writeConnection(c: Context<AppEnv>, id: string, body: ConnectionWrite, query: WriteQuery, isPut: boolean, retried = false): Promise<Response> {
+  const db = c.get("db");
+  const principal = userOf(c);
+  const checked = await checkedConnection(c, body, query, id);
+  const { accountId, existing, type } = checked;
+  if (existing) checkIfMatch(c, existing.revision);
+  else if (isPut && c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "If-Match names a connection that does not exist; a PUT with If-Match never creates");
+  const parameters = await parametersToStore(checked.given, checked.values, existing?.parameters ?? [], secretKeysTest(type), checked.place, checked.secrets);
+  const audit = auditForUpdate(principal);
+  const changes = { name: body.name, connectionTypeId: type.id, parameters, disabled: body.disabled, folderId: checked.folderId, revision: newRevision(), ...audit };
+  const inAccount = and(eq(connections.accountId, accountId), eq(connections.id, id));
+  const write = existing
+    ? db.update(connections).set(changes).where(and(inAccount, ifMatchGuard(c, connections.revision, existing.revision))).returning()
+    : db
+        .insert(connections)
+        .values({ id, accountId, creatingUserName: principal.name, createdByUserId: principal.id, createdDate: audit.lastModifiedDate, ...changes })
+        .returning();
+  const statements: BatchItem<"sqlite">[] = [
+    ...(existing ? [] : [quotaGuardStatement(db, accountId, "CONNECTION")]),
+    refuseIfTypeChanged(db, type),
+    ...(changes.folderId === null ? [] : [refuseUnlessFolderExists(db, accountId, changes.folderId)]),
+    write,
+    selectProjectOfFolder(db, accountId, changes.folderId),
+  ];
+
+  let written: ConnectionRow | undefined;
+  let projectId: string | null = null;
+  try {
+    const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    written = (results.at(-2) as ConnectionRow[])[0];
+    projectId = (results.at(-1) as { projectId: string }[])[0]?.projectId ?? null;
+  } catch (err) {
+    if (!existing) await rethrowQuotaExceeded(db, err, accountId, "CONNECTION");
+    // Another account's folder and a missing one get the same answer.
+    if (refusedFor(err, "connection_folder_missing")) throw invalid("body.folderId", "No folder with this id in the account");
+    if (isConstraintError(err, "UNIQUE", "connections.name")) throw duplicated(`A connection named '${body.name}' already exists in the account`);
+    const raced = isConstraintError(err, "UNIQUE") || refusedFor(err, "connection_type_changed");
+    if (raced && !retried) return writeConnection(c, id, body, query, isPut, true);
+    if (refusedFor(err, "connection_type_changed")) throw new ApiError("PRECONDITION_FAILED", "The connection type changed while the connection was written; retry");
+    throw err;
+  }
+  if (!written) {
+    // The update missed: a concurrent write beat If-Match, or a delete came first (then a PUT creates).
+    if (c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "The connection was changed concurrently; reload it and retry");
+    if (!retried) return writeConnection(c, id, body, query, isPut, true);
+    throw notFound("Connection");
+  }
+  c.header("ETag", etagOf(written.revision));
+  if (existing) return c.json(toConnection(written, type, projectId), 200);
+  c.header("Location", isPut ? ownLocation(c) : locationOf(c, id));
+  return c.json(toConnection(written, type, projectId), 201);
+}
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const { name, ids } = c.req.valid("query");
+  const rows = await selectConnectionsWithTypes(
+    c.get("db"),
+    userOf(c).accountId,
+    and(name === undefined ? undefined : eq(connections.name, name), ids?.length ? inJsonList(connections.id, ids) : undefined),
+  );
+  return c.json({ content: rows.map((r) => toConnection(r.connection, r.type, r.projectId)) }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) =>
+  writeConnection(c, crypto.randomUUID(), c.req.valid("json"), c.req.valid("query"), false) as never;
+
+export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
+  const { connectionId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  assertSameId(body.id, connectionId);
+  return writeConnection(c, connectionId, body, c.req.valid("query"), true) as never;
+};
+
+export const validate: AppRouteHandler<typeof routes.validate> = async (c) => {
+  const body = c.req.valid("json");
+  const checked = await checkedConnection(c, body, c.req.valid("query"), body.id ?? "");
+  const connector = createConnector(checked.type.connectorId, checked.values, checked.environment, { accountId: checked.accountId, database: c.get("db") });
+  const { connected, message, warning } = await connector.test();
+  return c.json({ connected, message, ...(warning ? { warning } : {}) }, 200);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findConnectionWithType(c.get("db"), userOf(c).accountId, c.req.valid("param").connectionId);
+  if (!row) throw notFound("Connection");
+  c.header("ETag", etagOf(row.connection.revision));
+  return c.json(toConnection(row.connection, row.type, row.projectId), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const db = c.get("db");
+  const { accountId } = userOf(c);
+  const { connectionId } = c.req.valid("param");
+  const inAccount = and(eq(connections.accountId, accountId), eq(connections.id, connectionId));
+  const current = await db.select({ name: connections.name, revision: connections.revision }).from(connections).where(inAccount).get();
+  if (!current) throw notFound("Connection");
+  checkIfMatch(c, current.revision);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const [, deleted] = await db.batch([
+        refuseIfConnectionUsed(db, accountId, connectionId),
+        db.delete(connections).where(and(inAccount, ifMatchGuard(c, connections.revision, current.revision))).returning({ id: connections.id }),
+      ]);
+      if (deleted.length > 0) return c.body(null, 204);
+      if (c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "The connection was changed concurrently; reload it and retry");
+      throw notFound("Connection");
+    } catch (err) {
+      if (!refusedFor(err, "connection_in_use")) throw err;
+      const users = await sourcesOfConnection(db, accountId, connectionId);
+      // The last source went away between the refusal and this read: try once more.
+      if (users.length === 0 && attempt === 0) continue;
+      throw inUse("CONNECTION_IN_USE", { name: current.name, label: "connection" }, users.map((s) => ({ id: s.id, name: s.name, type: "SOURCE" })));
+    }
+  }
+};
+
+const toColumn = (column: ColumnDescription) => ({ name: column.name, type: column.nativeType, nullable: column.nullable });
+
+export const schemas: AppRouteHandler<typeof routes.schemas> = async (c) => {
+  const { connector } = await openStoredConnection(c, c.req.valid("param").connectionId, c.req.valid("query").suppressWarnings);
+  return c.json({ content: await askStore(() => connector.listSchemas()) }, 200);
+};
+
+export const describe: AppRouteHandler<typeof routes.describe> = async (c) => {
+  const { connectionId, schemaName } = c.req.valid("param");
+  const { connector } = await openStoredConnection(c, connectionId, c.req.valid("query").suppressWarnings);
+  const tables = await askStore(() => connector.describeSchema(schemaName));
+  return c.json({ schemaName, collections: tables.map((t) => ({ name: t.name, kind: t.kind, columns: t.columns.map(toColumn) })) }, 200);
+};
+
+export const preview: AppRouteHandler<typeof routes.preview> = async (c) => {
+  const { schema, table, limit } = c.req.valid("json");
+  const { connector } = await openStoredConnection(c, c.req.valid("param").connectionId, c.req.valid("query").suppressWarnings);
+  const result = await askStore(() => connector.preview(schema, table, limit));
+  return c.json({ columns: result.columns.map(toColumn), rows: result.rows }, 200);
+};
+
