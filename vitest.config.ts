@@ -28,6 +28,11 @@ export default defineConfig(async () => {
                   EXPOSE_D1_ROUND_TRIPS: "true",
                   PAGE_TOKEN_KEY: "integration-test-page-token-key",
                   CORS_ALLOWED_ORIGINS: "https://console.example.test",
+                  // Connections: the test servers listen on the loopback address, which must be listed to be reached.
+                  CONNECTION_SECRETS_KEY: "integration-test-connection-secrets-key",
+                  CONNECTOR_ALLOWED_HOSTS: "127.0.0.1",
+                  CONNECTOR_CONNECT_TIMEOUT_MS: "3000",
+                  CONNECTOR_OPERATION_TIMEOUT_MS: "5000",
                   // Conformance fuzz (test/integration/conformance-fuzz-*): `npm run fuzz` sets these; empty means 50 runs, fixed seed.
                   FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
                   FUZZ_SEED: process.env.FUZZ_SEED ?? "",

@@ -1,4 +1,6 @@
 // The benchmark's data and scenarios. The first scenario is the floor the others are compared with.
+import { folderBenchSql, folderScenarios, seedFolderBench } from "./bench-folders.mjs";
+import { connectionScenarios, seedConnectionBench } from "./bench-connections.mjs";
 const basicAuth = ({ username, password }) => `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
 const json = { "Content-Type": "application/json" };
 
@@ -40,11 +42,45 @@ export async function seed(api, supervisor) {
   const groupsByName = Object.fromEntries(
     (await api("GET", `/api/groups?accountId=${account.id}&maxResults=1000`, { as: supervisor })).content.map((g) => [g.name, g.id]),
   );
-  return { account, admin, adminId: adminRow.id, adminGroupIds: [groupsByName.Administrators], withMetrics, large, editors, member, memberId: memberRow.id };
+  const calendars = await seedCalendars(api, admin);
+  const dataset = await api("POST", "/api/json-datasets", { as: admin, body: JSON.parse(datasetBody(0)) });
+  const bearer = await seedBearerToken(api, supervisor, admin);
+  const folderBench = await seedFolderBench(api, supervisor, account, adminRow.id);
+  const connectionBench = await seedConnectionBench(api, supervisor);
+  return { account, admin, adminId: adminRow.id, adminGroupIds: [groupsByName.Administrators], withMetrics, large, editors, member, memberId: memberRow.id, calendars, dataset, bearer, folderBench, connectionBench };
 }
 
-/** 19,000 more native fields for the large source, as SQL (20,000 in all). */
-export function bulkSql({ account, large }) {
+/** A trusted-access client, and a bearer token it pulls for the account admin (valid a day: longer than any run). */
+async function seedBearerToken(api, supervisor, admin) {
+  const client = await api("POST", "/api/trusted-access/clients", { as: supervisor, body: { client_name: "Bench portal", access_token_validity_seconds: 86_400 } });
+  const token = await api("POST", "/api/trusted-access/pull/tokens", { as: { username: client.client_id, password: client.client_secret }, body: { username: admin.username } });
+  return token.access_token;
+}
+
+/** A JSON dataset body whose `data` is 1 MiB of flight records (about 12,000), a different version per `n`. */
+function datasetBody(n) {
+  const records = [];
+  for (let i = 0, bytes = 0; bytes < 1_048_576; i++) {
+    records.push(`{"id":${i},"carrier":"LH","price":${i % 1000}.50,"seats":180,"note":"v${n} €"}`);
+    bytes += Buffer.byteLength(records.at(-1)) + 1;
+  }
+  return `{"name":"Flights dataset","data":{"records":[${records.join(",")}]}}`;
+}
+
+/** 50 calendars, every other one FISCAL_445 (the NRF 4-5-4 retail calendar), for E8, E9 and the periods rows. */
+async function seedCalendars(api, admin) {
+  const calendars = [];
+  for (let i = 0; i < 50; i++) {
+    const name = `Calendar ${String(i).padStart(2, "0")}`;
+    const nrf = { yearEndWeekDay: "SATURDAY", yearEndsInLastWeek: false, yearEndIsoMonth: "JANUARY", quarterType: "QUARTER_454_WEEKS", leapWeekInMonth: 12 };
+    const body = i % 2 ? { type: "FISCAL_445", name, fiscal445: nrf } : { type: "MONTH_SHIFT", name, monthShift: (i % 11) + 1 };
+    calendars.push(await api("POST", "/api/calendars", { as: admin, body }));
+  }
+  return calendars;
+}
+
+/** 19,000 more native fields for the large source (20,000 in all), and the folder rows' libraries, as SQL. */
+export function bulkSql({ account, large, folderBench }) {
   const now = new Date().toISOString();
   const q = (s) => `'${s.replaceAll("'", "''")}'`;
   const rows = [];
@@ -60,6 +96,8 @@ export function bulkSql({ account, large }) {
       `INSERT INTO source_items (id, source_id, account_id, kind, name, data_type, body, created_by_user_id, created_date, last_modified_by_user_id, last_modified_date) VALUES\n${rows.slice(i, i + 200).join(",\n")};`,
     );
   }
+  // The folder rows' 11,000 folders (scripts/bench-folders.mjs).
+  statements.push(folderBenchSql(folderBench));
   return statements.join("\n");
 }
 
@@ -81,6 +119,11 @@ export const scenarios = [
     name: "E17 GET /api/quota/{accountId} (Basic, account admin)",
     request: ({ account, admin }) => ({ path: `/api/quota/${account.id}`, headers: { Authorization: basicAuth(admin) } }),
     floor: ({ account }) => ({ path: `/floor/quota?accountId=${account.id}` }),
+  },
+  {
+    // The same read with a trusted-access token: verifying it is one more D1 round trip, never cached.
+    name: "E17 GET /api/quota/{accountId} (Bearer, account admin)",
+    request: ({ account, bearer }) => ({ path: `/api/quota/${account.id}`, headers: { Authorization: `Bearer ${bearer}` } }),
   },
   {
     name: "E13 GET .../fields/{fieldName} (1,000 fields)",
@@ -111,6 +154,21 @@ export const scenarios = [
     request: ({ large, admin }) => ({ path: `/api/sources/${large.id}/fields?maxResults=100`, headers: { Authorization: basicAuth(admin) } }),
   },
   {
+    name: "E8 GET /api/calendars/{calendarId} (Basic, account admin)",
+    request: ({ calendars, admin }) => ({ path: `/api/calendars/${calendars[1].id}`, headers: { Authorization: basicAuth(admin) } }),
+    floor: ({ calendars, account }) => ({ path: `/floor/calendar?accountId=${account.id}&calendarId=${calendars[1].id}` }),
+  },
+  {
+    name: "E9 GET /api/calendars (50 calendars)",
+    request: ({ admin }) => ({ path: "/api/calendars", headers: { Authorization: basicAuth(admin) } }),
+    floor: ({ account }) => ({ path: `/floor/calendars?accountId=${account.id}` }),
+  },
+  {
+    name: "GET .../periods?type=DAY, 10 years (3,650 periods, 4-5-4)",
+    request: ({ calendars, admin }) => ({ path: `/api/calendars/${calendars[1].id}/periods?from=2015-01-01&to=2024-12-28&type=DAY`, headers: { Authorization: basicAuth(admin) } }),
+    floor: ({ calendars, account }) => ({ path: `/floor/calendar?accountId=${account.id}&calendarId=${calendars[1].id}` }),
+  },
+  {
     name: "PUT /api/groups/{id} (description only, group with members)",
     request: ({ editors, account }, supervisor) => {
       let n = 0;
@@ -131,6 +189,20 @@ export const scenarios = [
       body: JSON.stringify({ name: member.username, accountId: account.id, groups: ["Users", "Editors"], fullName: "Bench Member" }),
     }),
   },
+  {
+    name: "E5 PUT /api/json-datasets/{id} (1 MiB data)",
+    request: ({ dataset, admin }) => {
+      const bodies = [datasetBody(1), datasetBody(2)];
+      let n = 0;
+      return () => ({ method: "PUT", path: `/api/json-datasets/${dataset.id}`, headers: { ...json, Authorization: basicAuth(admin) }, body: bodies[n++ % 2] });
+    },
+  },
+  {
+    name: "GET /api/json-datasets/{id} (1 MiB data, streamed)",
+    request: ({ dataset, admin }) => ({ path: `/api/json-datasets/${dataset.id}`, headers: { Authorization: basicAuth(admin) } }),
+  },
+  ...folderScenarios,
+  ...connectionScenarios,
 ];
 
 /** A member's request right after its group's description changed: it must stay a cached sign-in. */

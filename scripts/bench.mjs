@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { assertNode22, runWrangler, startWrangler } from "./wrangler.mjs";
 import { bulkSql, evictionProbe, scenarios, seed } from "./bench-scenarios.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
+import { measureCalendarCpu } from "./bench-calendar.mjs";
 
 assertNode22();
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
@@ -42,6 +43,9 @@ async function startWorker(config = "wrangler.toml") {
       "--var", `SUPERVISOR_PASSWORD:${SUPERVISOR.password}`,
       "--var", "CREDENTIAL_CACHE_TTL_SECONDS:600",
       "--var", "PAGE_TOKEN_KEY:bench-page-token-key",
+      // Connections (scripts/bench-connections.mjs): the sample PostgreSQL listens on the loopback address.
+      "--var", "CONNECTION_SECRETS_KEY:bench-connection-secrets-key",
+      "--var", "CONNECTOR_ALLOWED_HOSTS:127.0.0.1",
     ],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
@@ -108,6 +112,8 @@ console.log(`  ${line("after a description-only group PUT", probe.afterDescripti
 console.log(`  ${line("after a privilege change of the group (re-sign-in expected)", probe.afterPrivileges)}`);
 const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
+const periods = await measureCalendarCpu();
+console.log(`Calendar periods (listPeriods, 4-5-4 calendar, in Node): ${periods.periods} DAY periods, ${periods.listMs.toFixed(2)} ms CPU; with the answer's JSON ${periods.withJsonMs.toFixed(2)} ms (${periods.iterations} runs)`);
 process.exit(0);
 
 async function send({ method = "GET", path, headers = {}, body }) {

@@ -15,14 +15,22 @@ import { marksOfOperation } from "./middleware/stability";
 import { buildDocument } from "./routes/meta/openapi-document";
 import { requestId } from "./middleware/request-id";
 import { accountsRouter } from "./routes/accounts/accounts.index";
+import { calendarsRouter } from "./routes/calendars/calendars.index";
 import { groupsRouter } from "./routes/groups/groups.index";
+import { jsonDatasetsRouter } from "./routes/json-datasets/json-datasets.index";
 import { customMetricsRouter } from "./routes/custom-metrics/metrics.index";
 import { dashboardsRouter } from "./routes/dashboards/dashboards.index";
+import { foldersRouter } from "./routes/folders/folders.index";
 import { createMetaRouter } from "./routes/meta/meta.index";
 import { quotasRouter } from "./routes/quotas/quotas.index";
 import { fieldsRouter } from "./routes/source-fields/fields.index";
 import { sourcesRouter } from "./routes/sources/sources.index";
+import { trustedAccessClientsRouter } from "./routes/trusted-access/clients.index";
+import { tokenEndpointsRouter, tokenRevocationRouter } from "./routes/trusted-access/tokens.index";
 import { usersRouter } from "./routes/users/users.index";
+import { connectionTypesRouter } from "./routes/connection-types/connection-types.index";
+import { connectionsRouter } from "./routes/connections/connections.index";
+import { dataEntitiesRouter } from "./routes/data-entities/data-entities.index";
 
 /**
  * The request pipeline, in order: request id; draining of unread request bodies; config; security
@@ -50,6 +58,8 @@ export function createApp(contextPath = "") {
 
   const api = createRouter();
   api.route("/", createMetaRouter(() => app));
+  // Before user authentication: the token endpoints authenticate trusted-access clients instead.
+  api.route("/api/trusted-access", tokenEndpointsRouter);
   api.use("/api/*", authenticate);
   api.route("/api/accounts", accountsRouter);
   api.route("/api/users", usersRouter);
@@ -59,6 +69,14 @@ export function createApp(contextPath = "") {
   api.route("/api/sources/:sourceId/fields", fieldsRouter);
   api.route("/api/sources/:sourceId/custom-metrics", customMetricsRouter);
   api.route("/api/dashboards", dashboardsRouter);
+  api.route("/api/json-datasets", jsonDatasetsRouter);
+  api.route("/api/calendars", calendarsRouter);
+  api.route("/api/folders", foldersRouter);
+  api.route("/api/trusted-access/clients", trustedAccessClientsRouter);
+  api.route("/api/trusted-access/tokens", tokenRevocationRouter);
+  api.route("/api/connection/types", connectionTypesRouter);
+  api.route("/api/connections", connectionsRouter);
+  api.route("/api/sources/data-entities", dataEntitiesRouter);
 
   app.route(contextPath || "/", api);
   app.notFound((c) => {

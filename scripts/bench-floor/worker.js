@@ -13,6 +13,10 @@ const SOURCE_WITH_GRANTS = `select "id", "account_id", "name", "description", "c
 
 const FIELD = `select "id", "source_id", "account_id", "kind", "name", "data_type", "body", "revision", "created_by_user_id", "created_date", "last_modified_by_user_id", "last_modified_date" from "source_items" where ("source_items"."source_id" = ? and "source_items"."kind" = ? and "source_items"."name" = ?)`;
 
+const CALENDAR_COLUMNS = `"id", "account_id", "name", "type", "month_shift", "fiscal445", "created_by_user_name", "revision", "created_by_user_id", "created_date", "last_modified_by_user_id", "last_modified_date"`;
+const CALENDAR = `select ${CALENDAR_COLUMNS} from "calendars" where ("calendars"."account_id" = ? and "calendars"."id" = ?)`;
+const CALENDARS = `select ${CALENDAR_COLUMNS} from "calendars" where "calendars"."account_id" = ? order by "calendars"."name" asc`;
+
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
@@ -29,6 +33,10 @@ export default {
         ]);
         return Response.json({ source: source.results[0], field: field.results[0] });
       }
+      case "/floor/calendar":
+        return Response.json((await env.DB.prepare(CALENDAR).bind(q("accountId"), q("calendarId")).all()).results[0]);
+      case "/floor/calendars":
+        return Response.json({ content: (await env.DB.prepare(CALENDARS).bind(q("accountId")).all()).results });
       default:
         return new Response("ok");
     }

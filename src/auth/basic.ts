@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { accounts, users } from "../db/schema";
-import { hashPassword, needsRehash, secretsEqual, sha256Hex, verifyPassword, type StoredPassword } from "../domain/passwords";
+import { hashPassword, isUsablePassword, needsRehash, secretsEqual, sha256Hex, verifyPassword, type StoredPassword } from "../domain/passwords";
 import type { Principal, UserPrincipal } from "../domain/principal";
 import { membershipsOf, readMemberships } from "./memberships";
 import { credentialCache } from "./cache";
@@ -71,10 +71,12 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
     .where(eq(users.name, username))
     .get();
 
-  // Unknown users cost the same derivation as known ones, so timing does not reveal usernames.
-  const stored: StoredPassword = row ? row : await dummyPassword();
+  // Unknown users, and users without a password (pushed by a trusted client), cost the same
+  // derivation as the others, so timing reveals neither which names exist nor which have a password.
+  const usable = row !== undefined && isUsablePassword(row);
+  const stored: StoredPassword = usable ? row : await dummyPassword();
   const valid = await verifyPassword(password, stored);
-  if (!row || !valid) return { ok: false, reason: "bad-credentials" };
+  if (!usable || !valid) return { ok: false, reason: "bad-credentials" };
   if (row.accountDisabled) return { ok: false, reason: "account-disabled" };
 
   const principal: UserPrincipal & { userId: string } = {

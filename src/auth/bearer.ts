@@ -6,8 +6,11 @@ import type { UserPrincipal } from "../domain/principal";
 import { membershipsOf, readMemberships } from "./memberships";
 
 /**
- * Verifies a trusted-access bearer token. Tokens are stored as SHA-256 digests; they are issued
- * by the trusted-access endpoints. An unknown, expired or disabled-account token finds nothing.
+ * Verifies a trusted-access bearer token (issued by /api/trusted-access/{push,pull}/tokens): one
+ * D1 query joins the token's SHA-256 digest to its user, its account's state and its groups'
+ * privileges. Deliberately not cached: revoking a token deletes its row, so the next request in
+ * any isolate finds nothing. An unknown, expired or revoked token, or one of a disabled account,
+ * finds nothing; the user's privileges are those of this moment.
  */
 export async function verifyBearer(token: string, db: Database, now = Date.now()): Promise<UserPrincipal | undefined> {
   if (!/^[\w.~+/=-]{16,512}$/.test(token)) return undefined;

@@ -6,6 +6,11 @@
  *  - per (address, username): LOGIN_RATE_LIMITER, 10 failures per 60 s;
  *  - per address, across usernames (password spraying): LOGIN_ADDRESS_RATE_LIMITER, 30 failures per 60 s.
  *
+ * Failed trusted-access client authentications (token endpoints) count per (address, client_id)
+ * in LOGIN_RATE_LIMITER under keys of their own, and not per address: client secrets are 256
+ * random bits, so spraying them is futile, and a misconfigured integration must not lock the
+ * people behind the same address out of signing in.
+ *
  * The address is `CF-Connecting-IP`, which Cloudflare sets on every request and clients cannot
  * forge; IPv6 addresses count by their /64, the block one subscriber usually holds. Once a key is
  * over its limit, this isolate refuses it (429) until the period has passed, without asking the
@@ -45,6 +50,7 @@ function ipv6Prefix64(address: string): string {
 
 const pairKey = (address: string, username: string) => `login:${address}:${username}`;
 const addressKey = (address: string) => `login-address:${address}`;
+const clientKey = (address: string, clientId: string) => `client:${address}:${clientId}`;
 
 /** Seconds this address must still wait before trying this username again, or undefined. */
 export function retryAfterSeconds(address: string, username: string, now = Date.now()): number | undefined {
@@ -62,12 +68,25 @@ function remaining(key: string, now: number): number | undefined {
   return Math.ceil((until - now) / 1000);
 }
 
+/** Seconds this address must still wait before authenticating as this trusted-access client again, or undefined. */
+export function clientRetryAfterSeconds(address: string, clientId: string, now = Date.now()): number | undefined {
+  return remaining(clientKey(address, clientId), now);
+}
+
 /** Records a failed login; returns the seconds to wait when the address is now over a limit. */
-export async function recordFailedLogin(limiters: LoginLimiters, address: string, username: string): Promise<number | undefined> {
-  const checks: [RateLimit | undefined, string][] = [
+export function recordFailedLogin(limiters: LoginLimiters, address: string, username: string): Promise<number | undefined> {
+  return recordFailure([
     [limiters.LOGIN_RATE_LIMITER, pairKey(address, username)],
     [limiters.LOGIN_ADDRESS_RATE_LIMITER, addressKey(address)],
-  ];
+  ]);
+}
+
+/** Records a failed client authentication; returns the seconds to wait when (address, client) is now over the limit. */
+export function recordFailedClientAuthentication(limiters: LoginLimiters, address: string, clientId: string): Promise<number | undefined> {
+  return recordFailure([[limiters.LOGIN_RATE_LIMITER, clientKey(address, clientId)]]);
+}
+
+async function recordFailure(checks: [RateLimit | undefined, string][]): Promise<number | undefined> {
   const outcomes = await Promise.all(checks.map(async ([limiter, key]) => (limiter ? { key, ...(await limiter.limit({ key })) } : undefined)));
   const over = outcomes.filter((o) => o && !o.success);
   if (over.length === 0) return undefined;

@@ -3,6 +3,7 @@
  * the service's environment, and talks to one data store. Each connector lives in its own
  * folder (postgres/, http-json/) and is listed in registry.ts; nothing else knows it.
  */
+import type { Database } from "../db/client";
 import type { HostPolicy } from "../domain/connectors/host-policy";
 import type { ParameterDescriptor, ParameterProblem, ParameterValues } from "../domain/connectors/parameters";
 
@@ -64,6 +65,15 @@ export interface ConnectorEnvironment {
   hyperdrives: Readonly<Record<string, Hyperdrive>>;
 }
 
+/**
+ * Whose connection a connector serves: the account it belongs to, and this service's own database,
+ * for connectors that read the account's data kept here (JSON datasets). Remote stores ignore it.
+ */
+export interface ConnectionScope {
+  accountId: string;
+  database: Database;
+}
+
 /** A kind of data store: how to describe its parameters and how to make a connector for it. */
 export interface ConnectorDefinition {
   /** Stable id, used as a connection type's connectorId: "postgresql", "http-json". */
@@ -71,8 +81,14 @@ export interface ConnectorDefinition {
   label: string;
   description: string;
   parameters: readonly ParameterDescriptor[];
-  /** Every problem of these parameters, without connecting (generic and connector-specific checks). */
+  /** What a connection of this connector can do, shown as the connection's `features` (all ENABLED). */
+  features?: readonly string[];
+  /** The connection type's `type` and `subStorageType`; by default the id in upper case. */
+  storageType?: { type: string; subStorageType: string };
+  /** True for a store this service manages itself (a connection to it is `internal`). */
+  internal?: boolean;
+  /** Every problem of these parameters, without connecting (generic and connector-specific checks, the host policy). */
   checkParameters(values: ParameterValues, environment: ConnectorEnvironment): ParameterProblem[];
   /** Never throws; invalid parameters surface when the connector is used. */
-  create(values: ParameterValues, environment: ConnectorEnvironment): Connector;
+  create(values: ParameterValues, environment: ConnectorEnvironment, scope?: ConnectionScope): Connector;
 }

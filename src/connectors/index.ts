@@ -1,6 +1,7 @@
 /** The connector layer's public surface; see README.md in this folder. */
 export type {
   ColumnDescription,
+  ConnectionScope,
   ConnectionTestResult,
   Connector,
   ConnectorDefinition,

@@ -2,12 +2,13 @@
  * Every connector the service knows, by id. Adding a connector: a folder next to
  * postgres/ and http-json/ whose index.ts exports a ConnectorDefinition, and one line here.
  */
-import type { Connector, ConnectorDefinition, ConnectorEnvironment, ParameterValues } from "./connector";
+import type { ConnectionScope, Connector, ConnectorDefinition, ConnectorEnvironment, ParameterValues } from "./connector";
 import { ConnectorError } from "./connector-error";
 import { httpJsonConnector } from "./http-json";
+import { jsonDatasetsConnector } from "./json-datasets";
 import { postgresConnector, postgresHyperdriveConnector } from "./postgres";
 
-const DEFINITIONS: readonly ConnectorDefinition[] = [postgresConnector, postgresHyperdriveConnector, httpJsonConnector];
+const DEFINITIONS: readonly ConnectorDefinition[] = [postgresConnector, postgresHyperdriveConnector, httpJsonConnector, jsonDatasetsConnector];
 
 const BY_ID = new Map(DEFINITIONS.map((definition) => [definition.id, definition]));
 
@@ -21,10 +22,10 @@ export function findConnector(id: string): ConnectorDefinition | undefined {
 }
 
 /** Makes a connector for a connection; an unknown id is INVALID_PARAMETERS. */
-export function createConnector(id: string, values: ParameterValues, environment: ConnectorEnvironment): Connector {
+export function createConnector(id: string, values: ParameterValues, environment: ConnectorEnvironment, scope?: ConnectionScope): Connector {
   const definition = findConnector(id);
   if (!definition) {
     throw new ConnectorError("INVALID_PARAMETERS", `Unknown connector "${id}". Known connectors: ${DEFINITIONS.map((d) => d.id).join(", ")}.`);
   }
-  return definition.create(values, environment);
+  return definition.create(values, environment, scope);
 }

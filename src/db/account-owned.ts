@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client";
-import { accessTokens, accounts, groups, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userGroups, users } from "./schema";
+import { accessTokens, accounts, calendarReferences, calendars, connections, connectionTypeAccounts, folderAcl, folderItems, folders, folderTreeState, groups, jsonDatasetChunks, jsonDatasets, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userAttributes, userGroups, users } from "./schema";
 
 /**
  * Everything an account owns, children before parents. Deleting an account deletes these
@@ -9,11 +9,22 @@ import { accessTokens, accounts, groups, quotaLimits, quotas, sourceItems, sourc
  * table must be added here (a test checks that each table with an account_id column is).
  */
 export const ACCOUNT_OWNED_TABLES = [
+  folderTreeState,
+  folderItems,
+  folderAcl,
+  folders,
+  jsonDatasetChunks,
+  jsonDatasets,
+  calendarReferences,
   sourceReferences,
   sourceItems,
+  calendars,
   sourcePermissions,
   sources,
+  connections,
+  connectionTypeAccounts,
   accessTokens,
+  userAttributes,
   userGroups,
   quotaLimits,
   quotas,

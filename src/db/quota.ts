@@ -1,8 +1,9 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { QuotaType } from "../domain/quota";
-import { ApiError, isConstraintError } from "../lib/errors";
+import { ApiError } from "../lib/errors";
+import { QUOTA_GUARD, refusedBy, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
-import { quotaGuard, quotaLimits } from "./schema";
+import { quotaLimits } from "./schema";
 
 /**
  * Quotas, enforced inside the write itself. A check that reads the count and then writes in a
@@ -15,6 +16,8 @@ import { quotaGuard, quotaLimits } from "./schema";
  */
 const CONSUMPTION: Partial<Record<QuotaType, (accountId: SQL) => SQL>> = {
   SOURCE: (accountId) => sql`SELECT count(*) FROM sources WHERE sources.account_id = ${accountId}`,
+  CONNECTION: (accountId) => sql`SELECT count(*) FROM connections WHERE connections.account_id = ${accountId}`,
+  FILE_SIZE: (accountId) => sql`SELECT coalesce(sum(json_datasets.data_bytes), 0) FROM json_datasets WHERE json_datasets.account_id = ${accountId}`,
 };
 
 export function consumptionOf(type: SQL, accountId: SQL): SQL<number> {
@@ -26,18 +29,23 @@ export function consumptionOf(type: SQL, accountId: SQL): SQL<number> {
  * The statement to put FIRST in the batch that creates (or grows) a counted object: it fails the
  * whole batch with the `quota_exceeded` CHECK constraint when `adding` more of `type` (objects, or
  * bytes for FILE_SIZE; SQL for a change computed in the database) would pass the account's limit.
- * No limit row means no limit. Catch the batch's error with `rethrowQuotaExceeded`.
+ * No limit row means no limit; adding nothing (0, less, or NULL) never refuses. Catch the batch's
+ * error with `rethrowQuotaExceeded`.
  */
 export function quotaGuardStatement(db: Database, accountId: string, type: QuotaType, adding: number | SQL = 1) {
   const consumption = CONSUMPTION[type]?.(sql`${accountId}`) ?? sql`SELECT 0`;
-  return db.insert(quotaGuard).select(
-    sql`SELECT ${type} WHERE EXISTS (SELECT 1 FROM quota_limits AS ql WHERE ql.account_id = ${accountId} AND ql.type = ${type} AND (${consumption}) + (${adding}) > ql.limit_value)`,
+  return refuseWhen(
+    db,
+    QUOTA_GUARD,
+    // Only growth is refused: a write that adds nothing passes even over a limit lowered since.
+    sql`(${adding}) > 0 AND EXISTS (SELECT 1 FROM quota_limits AS ql WHERE ql.account_id = ${accountId} AND ql.type = ${type} AND (${consumption}) + (${adding}) > ql.limit_value)`,
+    type,
   );
 }
 
 /** After a batch that started with `quotaGuardStatement` failed: throws 409 QUOTA_EXCEEDED if the guard refused it. */
 export async function rethrowQuotaExceeded(db: Database, err: unknown, accountId: string, type: QuotaType): Promise<void> {
-  if (!isConstraintError(err, "CHECK", "quota_exceeded")) return;
+  if (!refusedBy(err, QUOTA_GUARD)) return;
   // Only on refusal: read the limit so the message can name it.
   const row = await db
     .select({ limit: quotaLimits.limitValue })

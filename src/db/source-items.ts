@@ -1,9 +1,10 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { ExpressionContext, TypedName } from "../domain/expression";
 import type { DataType } from "../domain/expression";
-import { ApiError, type Problem } from "../lib/errors";
+import { ApiError, type AccessibleObjectUsage, type Problem } from "../lib/errors";
 import type { Database } from "./client";
-import { sourceItems, sourceReferences } from "./schema";
+import { calendarReferences, sourceItems, sourceReferences } from "./schema";
 
 /**
  * Storage helpers shared by a source's fields and custom metrics: loading the names an
@@ -53,13 +54,18 @@ export function selectUsersOf(db: Database, sourceId: string, name: string) {
     .where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.usedName, name)));
 }
 
-/** 400 whose Problem lists, as ObjectUsage, the items that still use `name`. */
-export function inUse(name: string, users: readonly { id: string; name: string; type: string }[], action: string): ApiError {
+/**
+ * 400 whose Problem lists, as ObjectUsage, the objects that still use `name`: those the caller may
+ * see in `accessible` (with their parent, if any), the rest only as `hasOtherUsages`.
+ */
+export function inUse(name: string, users: readonly AccessibleObjectUsage[], action: string, hasOtherUsages = false): ApiError {
+  const described = users.map((u) => `${u.type} '${u.name}'${u.parent ? ` of ${u.parent.type} '${u.parent.name}'` : ""}`);
+  if (hasOtherUsages) described.push(users.length > 0 ? "others you may not see" : "objects you may not see");
   const problem: Problem = {
     name,
-    message: `'${name}' is used by ${users.map((u) => `${u.type} '${u.name}'`).join(", ")}`,
+    message: `'${name}' is used by ${described.join(", ")}`,
     level: "ERROR",
-    dependencies: { [name]: { hasOtherUsages: false, accessible: users.map((u) => ({ id: u.id, name: u.name, type: u.type })) } },
+    dependencies: { [name]: { hasOtherUsages, accessible: users.map(({ id, name, type, parent }) => ({ id, name, type, ...(parent && { parent }) })) } },
   };
   return new ApiError("VALIDATION_FAILED", `Cannot ${action} '${name}': it is in use`, { problems: [problem] });
 }
@@ -70,13 +76,22 @@ export interface ReferenceWrite {
   userName: string;
   userKind: ReferenceKind;
   usedNames: readonly string[];
+  /**
+   * Fields only: the stored calendar the item uses (null: none, or the built-in one). The foreign
+   * key of its reference row fails the batch if the calendar was deleted meanwhile. Metrics leave it out.
+   */
+  calendarId?: string | null;
 }
 
-/** Statements that make `userName`'s references exactly `usedNames`; `onlyIf` guards them (e.g. the write won). */
-export function replaceReferences(db: Database, write: ReferenceWrite, onlyIf?: SQL) {
+/**
+ * Statements that make `userName`'s references exactly `usedNames` (and, for a field, its calendar
+ * `calendarId`); `onlyIf` guards them (e.g. the write won).
+ */
+export function replaceReferences(db: Database, write: ReferenceWrite, onlyIf?: SQL): BatchItem<"sqlite">[] {
   const guard = onlyIf ?? sql`1`;
   const usedJson = JSON.stringify([...new Set(write.usedNames)]);
   return [
+    ...(write.calendarId === undefined ? [] : replaceCalendarReference(db, write, write.calendarId, guard)),
     db
       .delete(sourceReferences)
       .where(and(eq(sourceReferences.sourceId, write.sourceId), eq(sourceReferences.userName, write.userName), guard)),
@@ -92,7 +107,16 @@ export function replaceReferences(db: Database, write: ReferenceWrite, onlyIf?: 
         .from(sql`json_each(${usedJson})`)
         .where(guard),
     ),
-  ] as const;
+  ];
+}
+
+function replaceCalendarReference(db: Database, write: ReferenceWrite, calendarId: string | null, guard: SQL) {
+  const { sourceId, accountId, userName } = write;
+  return [
+    db.delete(calendarReferences).where(and(eq(calendarReferences.sourceId, sourceId), eq(calendarReferences.itemName, userName), guard)),
+    // Columns in the table's order: source_id, item_name, account_id, calendar_id.
+    ...(calendarId === null ? [] : [db.insert(calendarReferences).select(sql`SELECT ${sourceId}, ${userName}, ${accountId}, ${calendarId} WHERE ${guard}`)]),
+  ];
 }
 
 /** A guard that holds when the item `name` of the source now carries `revision`: true only if this write's update won. */

@@ -29,6 +29,15 @@ export async function verifyPassword(password: string, stored: StoredPassword): 
   return timingSafeEqual(actual, fromBase64(stored.hash));
 }
 
+/**
+ * What a user created by a trusted-access push stores instead of a password: no password matches
+ * it, so the user signs in only with bearer tokens until an administrator sets a password.
+ */
+export const NO_PASSWORD: StoredPassword = { algorithm: "NONE", iterations: 1, salt: "", hash: "" };
+
+/** Whether a stored password can ever match (a pushed user's NO_PASSWORD cannot). */
+export const isUsablePassword = (stored: StoredPassword) => stored.algorithm === PASSWORD_ALGORITHM;
+
 /** True when a hash was made with weaker parameters than today's and should be recomputed. */
 export function needsRehash(stored: StoredPassword): boolean {
   return stored.algorithm !== PASSWORD_ALGORITHM || stored.iterations < PASSWORD_ITERATIONS;

@@ -25,10 +25,14 @@ export interface UserPrincipal {
 export type Access =
   | { kind: "public" }
   | { kind: "authenticated" }
+  /** Any user of an account (the supervisor, a member of none, is refused): for objects that live inside one account. */
+  | { kind: "accountMember" }
   | { kind: "supervisor" }
   /** The supervisor, or an administrator of the account the handler resolves (others' accounts are 404). */
   | { kind: "accountAdmin" }
-  | { kind: "privilege"; privilege: Privilege };
+  | { kind: "privilege"; privilege: Privilege }
+  /** A trusted-access client, by its client_id and secret (the token endpoints): no user or supervisor is one. */
+  | { kind: "trustedClient" };
 
 export function isAdmin(principal: Principal): boolean {
   return principal.kind === "user" && principal.privileges.has("ROLE_ADMIN");
@@ -44,11 +48,15 @@ export function isAllowed(principal: Principal, access: Access): boolean {
     case "public":
     case "authenticated":
       return true;
+    case "accountMember":
+      return principal.kind === "user";
     case "supervisor":
       return principal.kind === "supervisor";
     case "accountAdmin":
       return principal.kind === "supervisor" || isAdmin(principal);
     case "privilege":
       return hasPrivilege(principal, access.privilege);
+    case "trustedClient":
+      return false;
   }
 }

@@ -52,9 +52,11 @@ export function labelFromName(name: string): string {
 /** The data type a native column of a database type holds; unknown types are attributes. */
 export function dataTypeOfNativeType(originalType: string | undefined): FieldDataType {
   const t = (originalType ?? "").trim().toUpperCase().replace(/\(.*$/, "");
-  if (/^(TINYINT|SMALLINT|MEDIUMINT|INT|INTEGER|BIGINT|INT2|INT4|INT8|LONG|SHORT|BYTE|SERIAL|BIGSERIAL)$/.test(t)) return "INTEGER";
+  if (/^(TINYINT|SMALLINT|MEDIUMINT|INT|INTEGER|BIGINT|INT2|INT4|INT8|LONG|SHORT|BYTE|SMALLSERIAL|SERIAL|BIGSERIAL)$/.test(t)) return "INTEGER";
   if (/^(DECIMAL|NUMERIC|NUMBER|FLOAT|FLOAT4|FLOAT8|DOUBLE|DOUBLE PRECISION|REAL|MONEY)$/.test(t)) return "NUMBER";
-  if (/^(DATE|DATETIME|DATETIME2|TIME|TIMESTAMP|TIMESTAMPTZ|TIMESTAMP WITH TIME ZONE|TIMESTAMP_NTZ|TIMESTAMP_LTZ|TIMESTAMP_TZ)$/.test(t)) return "TIME";
+  if (/^(DATE|DATETIME|DATETIME2|TIME|TIMETZ|TIMESTAMP|TIMESTAMPTZ|TIMESTAMP_NTZ|TIMESTAMP_LTZ|TIMESTAMP_TZ)$/.test(t)) return "TIME";
+  // PostgreSQL's own spellings (format_type): "timestamp without time zone", "time with time zone".
+  if (/^(TIME|TIMESTAMP) WITH(OUT)? TIME ZONE$/.test(t)) return "TIME";
   if (/^(TEXT|CLOB|LONGTEXT|MEDIUMTEXT|JSON|JSONB)$/.test(t)) return "TEXT";
   return "ATTRIBUTE";
 }

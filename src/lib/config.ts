@@ -11,6 +11,12 @@ export interface Config {
   corsAllowedOrigins: ReadonlySet<string>;
   /** Seals page tokens with PAGE_TOKEN_KEY (comma-separated: the current key first, then older ones still accepted). */
   pageTokens: PageTokenCodec;
+  /** Largest `data` of a JSON dataset, in UTF-8 bytes (413 above it). */
+  maxDatasetBytes: number;
+  /** Most JSON datasets one account may hold (409 DATASET_LIMIT beyond). */
+  maxDatasetsPerAccount: number;
+  /** Deepest a library folder may sit (root = 0): MAX_FOLDER_DEPTH, 0 to 32, default 6. */
+  maxFolderDepth: number;
 }
 
 // The env object lives as long as the isolate: parse its vars once, not on every request.
@@ -36,6 +42,10 @@ function parseConfig(env: Bindings): Config {
         .filter((o) => o && o !== "*"),
     ),
     pageTokens: new PageTokenCodec(pageTokenSecrets(env.PAGE_TOKEN_KEY)),
+    maxDatasetBytes: positiveInt(env.MAX_DATASET_BYTES, 5_242_880),
+    maxDatasetsPerAccount: positiveInt(env.MAX_DATASETS_PER_ACCOUNT, 100),
+    // Capped so a materialized path (37 characters per level) stays short and a chain stays one small lookup.
+    maxFolderDepth: Math.min(positiveInt(env.MAX_FOLDER_DEPTH, 6, true), 32),
   };
 }
 

@@ -8,7 +8,7 @@ import type { AppEnv } from "./types";
  * The one error module. Every 4xx/5xx the API answers is built here:
  *  - ErrorMessage for 400, 403, 404, 405, 406, 409, 412, 413, 415, 429, 500;
  *  - ServletErrorMessage for 401;
- *  - {error, error_description} on the trusted-access endpoints.
+ *  - {error, error_description} under /api/trusted-access/, with the OAuth code of each errorCode (oauthErrorOf).
  * `code` is the general class of the status, `errorCode` the stable specific reason below.
  */
 export const ERROR_CODES = {
@@ -35,6 +35,34 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is not application/vnd.service.v3+json or application/json." },
   TOO_MANY_LOGIN_ATTEMPTS: { status: 429, description: "Too many failed logins from this address (for this username, or across usernames); retry after `Retry-After` seconds." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected error; quote the request id when reporting it." },
+  TOO_MANY_PERIODS: { status: 400, description: "The calendar periods asked for are more than one answer may list (10,000); the message gives their count." },
+  TOO_MANY_CALENDARS: { status: 409, description: "The account already has the most calendars it may have (1,000)." },
+  DATASET_LIMIT: { status: 409, description: "The account already has the most JSON datasets it may have (MAX_DATASETS_PER_ACCOUNT, 100 by default)." },
+  INVALID_TOKEN: { status: 401, description: "The bearer token is unknown, expired or revoked (challenge: `Bearer error=\"invalid_token\"`)." },
+  INVALID_CLIENT: { status: 401, description: "Trusted-access client authentication failed: no or malformed Basic credentials, an unknown or deleted client, a wrong or expired secret." },
+  INVALID_GRANT: { status: 400, description: "No token for this user: no such user (in the account named, or in the accounts the client serves), the username belongs to another account, or the user or its account kept changing while the token was issued (try again)." },
+  UNAUTHORIZED_CLIENT: { status: 400, description: "The client is restricted to other accounts than the one named." },
+  ACCESS_DENIED: { status: 403, description: "No token for the supervisor's name, nor for a user of a disabled account." },
+  INVALID_CURSOR: { status: 400, description: "The cursor was not issued by this service for this listing (hand-made, altered, another folder's or caller's, expired)." },
+  FOLDER_TOO_DEEP: { status: 400, description: "The folder (or the deepest folder of a moved subtree) would sit deeper than MAX_FOLDER_DEPTH (root = 0; 6 by default)." },
+  FOLDER_CYCLE: { status: 400, description: "A folder cannot move into itself or below itself." },
+  FOLDER_OTHER_PROJECT: { status: 400, description: "A folder cannot move to another project (another root's tree); a root cannot move at all." },
+  FOLDER_NOT_EMPTY: { status: 409, description: "The folder still holds subfolders or items." },
+  CONNECTION_TYPE_IN_USE: { status: 409, description: "Connections use the connection type; `problems` lists them." },
+  CONNECTION_TYPE_DISABLED: { status: 409, description: "The connection type is disabled (the message is its disabledMessage) or no longer available to the account: it takes no new connections, changes or validations." },
+  CONNECTION_IN_USE: { status: 409, description: "Sources use the connection; `problems` lists them." },
+  CONNECTION_DISABLED: { status: 409, description: "The connection is disabled: enable it to list, describe or preview its data." },
+  CONNECTION_SECRETS_UNAVAILABLE: { status: 409, description: "Secret parameter values cannot be stored or read: CONNECTION_SECRETS_KEY is not set, or no longer holds the key a stored value was sealed with." },
+  HOST_NOT_ALLOWED: { status: 403, description: "The data store's host is outside the hosts this service may reach (CONNECTOR_ALLOWED_HOSTS); nothing was contacted." },
+  DATA_STORE_NOT_FOUND: { status: 404, description: "The data store has no such schema or table, or the connection's user may not see it." },
+  DATA_STORE_UNREACHABLE: { status: 422, description: "The data store could not be reached (connection refused, unknown host, connection lost)." },
+  DATA_STORE_TIMEOUT: { status: 422, description: "The data store did not connect or answer within the configured time-out." },
+  DATA_STORE_AUTH_FAILED: { status: 422, description: "The data store refused the connection's credentials." },
+  DATA_STORE_TLS_FAILED: { status: 422, description: "TLS was required but could not be set up with the data store (refused, or an untrusted certificate)." },
+  DATA_STORE_PERMISSION_DENIED: { status: 422, description: "The connection's user may not read this in the data store." },
+  DATA_STORE_INVALID_RESPONSE: { status: 422, description: "The data store answered with something the connector cannot read." },
+  DATA_STORE_RESPONSE_TOO_LARGE: { status: 422, description: "The data store's answer is larger than CONNECTOR_MAX_RESPONSE_BYTES." },
+  DATA_STORE_ERROR: { status: 422, description: "The data store answered with an error of its own; the message quotes it." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -51,6 +79,7 @@ const STATUS_CLASS: Record<number, [code: string, reason: string]> = {
   412: ["PRECONDITION_FAILED", "Precondition Failed"],
   413: ["PAYLOAD_TOO_LARGE", "Payload Too Large"],
   415: ["UNSUPPORTED_MEDIA_TYPE", "Unsupported Media Type"],
+  422: ["UNPROCESSABLE_ENTITY", "Unprocessable Content"],
   429: ["TOO_MANY_REQUESTS", "Too Many Requests"],
   500: ["INTERNAL_SERVER_ERROR", "Internal Server Error"],
 };
@@ -112,19 +141,52 @@ export function validationError(error: ZodError, target: string): ApiError {
   return new ApiError("VALIDATION_FAILED", `Invalid request: ${summary}`, { problems });
 }
 
-export function isTrustedAccessPath(path: string): boolean {
-  return path.includes("/api/trusted-access/");
+const TRUSTED_ACCESS_PREFIX = "/api/trusted-access/";
+
+/** Every answer under /api/trusted-access/ (after the context path) is an OAuth error body. */
+export function isTrustedAccessPath(path: string, contextPath = ""): boolean {
+  const local = contextPath && path.startsWith(contextPath) ? path.slice(contextPath.length) : path;
+  return local.startsWith(TRUSTED_ACCESS_PREFIX);
 }
 
-const OAUTH_ERROR: Record<number, string> = {
-  400: "invalid_request",
+/** The `error` values of the trusted-access error bodies (RFC 6749 section 5.2, RFC 6750 section 3.1). */
+export const OAUTH_ERRORS = [
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unauthorized_client",
+  "invalid_token",
+  "access_denied",
+  "temporarily_unavailable",
+  "server_error",
+] as const;
+export type OAuthError = (typeof OAUTH_ERRORS)[number];
+
+/** The errorCodes whose OAuth code is not the one of their status (below). */
+const OAUTH_ERROR_OF_CODE: Partial<Record<ErrorCode, OAuthError>> = {
+  INVALID_TOKEN: "invalid_token",
+  INVALID_GRANT: "invalid_grant",
+  UNAUTHORIZED_CLIENT: "unauthorized_client",
+};
+
+/** By status: 401 is a failed authentication (Basic here), 403 a refusal; any other 4xx, a request to fix. */
+const OAUTH_ERROR_OF_STATUS: Record<number, OAuthError> = {
   401: "invalid_client",
   403: "access_denied",
-  404: "invalid_request",
-  409: "invalid_request",
   429: "temporarily_unavailable",
   500: "server_error",
 };
+
+/** The one mapping of errorCodes to OAuth error codes, used for the bodies and for the OpenAPI document. */
+export function oauthErrorOf(code: ErrorCode, status: number = ERROR_CODES[code].status): OAuthError {
+  return OAUTH_ERROR_OF_CODE[code] ?? OAUTH_ERROR_OF_STATUS[status] ?? (status >= 500 ? "server_error" : "invalid_request");
+}
+
+/** An OAuth body has no `problems`: its description names the invalid members (the first ten) the message does not already name. */
+function oauthDescription(error: ApiError): string {
+  const unnamed = (error.problems ?? []).filter((p) => !error.message.includes(p.name)).slice(0, 10);
+  return unnamed.length ? `${error.message} (${unnamed.map((p) => `${p.name}: ${p.message}`).join("; ")})` : error.message;
+}
 
 /** Builds the response of an error in the body the spec names for its status and endpoint. */
 export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
@@ -132,8 +194,8 @@ export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
   // Set here: errors thrown by the media-type middleware itself, and errors outside /api, never pass its rewrite.
   const headers: Record<string, string> = { ...error.headers, "Content-Type": VENDOR_JSON };
   let body: unknown;
-  if (isTrustedAccessPath(path)) {
-    body = { error: OAUTH_ERROR[error.status] ?? "invalid_request", error_description: error.message };
+  if (isTrustedAccessPath(path, c.get("config")?.contextPath)) {
+    body = { error: oauthErrorOf(error.errorCode, error.status), error_description: oauthDescription(error) };
   } else if (error.status === 401) {
     body = {
       timestamp: new Date().toISOString(),
@@ -188,6 +250,13 @@ function fromHttpException(err: HTTPException): ApiError {
   }
 }
 
+/** A bearer token may be named in a revocation's path: log lines show `{token}` instead (a token_id, a UUID, stays). */
+export function loggablePath(path: string): string {
+  return path.replace(/(\/api\/trusted-access\/tokens\/)([^/]+)/, (whole, prefix: string, named: string) =>
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(named) ? whole : `${prefix}{token}`,
+  );
+}
+
 /** Structured JSON log line carrying the request id. Never pass secrets in `fields`. */
 export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", message: string, fields: Record<string, unknown> = {}) {
   const line = JSON.stringify({
@@ -195,7 +264,7 @@ export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", messag
     message,
     requestId: c.get("requestId"),
     method: c.req.method,
-    path: new URL(c.req.url).pathname,
+    path: loggablePath(new URL(c.req.url).pathname),
     ...fields,
   });
   if (level === "error") console.error(line);

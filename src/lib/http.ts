@@ -31,6 +31,24 @@ export function ifMatchGuard(c: Context<AppEnv>, revisionColumn: SQLiteColumn, c
   return c.req.header("If-Match") ? eq(revisionColumn, checkedRevision) : undefined;
 }
 
+/** The revisions whose ETags are among `tags` (entity tags as sent, quotes included, `W/` removed if weak comparison applies). */
+export function revisionsNamedBy(tags: readonly string[]): string[] {
+  return tags.filter((tag) => tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"')).map((tag) => tag.slice(1, -1));
+}
+
+/**
+ * If-Match for a write that checks it inside its own batch instead of reading first: undefined
+ * without the header, "*" for any existing object, else the revisions its tags name (strong
+ * comparison, as checkIfMatch: a W/ tag names none). Such a write answers 412 when it finds no
+ * object with one of them, the object missing included.
+ */
+export function ifMatchRevisions(c: Context<AppEnv>): string[] | "*" | undefined {
+  const header = c.req.header("If-Match");
+  if (!header) return undefined;
+  if (header.trim() === "*") return "*";
+  return revisionsNamedBy(header.split(",").map((tag) => tag.trim()));
+}
+
 /** A body may repeat the path's id, never name another object. */
 export function assertSameId(bodyId: string | undefined, pathId: string): void {
   if (bodyId !== undefined && bodyId !== pathId) {

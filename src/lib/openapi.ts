@@ -1,9 +1,10 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Access } from "../domain/principal";
+import { authenticateClient } from "../middleware/authenticate/client";
 import { authorize } from "../middleware/authorize";
 import { defaultBodyCap, readJsonBody, type BodyCap } from "../middleware/request-body";
 import { stability, type Stability } from "../middleware/stability";
-import { ERROR_CODES, type ErrorCode } from "./errors";
+import { ERROR_CODES, OAUTH_ERRORS, oauthErrorOf, type ErrorCode } from "./errors";
 import { VENDOR_JSON } from "./media-types";
 
 /**
@@ -65,7 +66,13 @@ export const ServletErrorMessageSchema = z
   .openapi("ServletErrorMessage");
 
 export const TrustedAccessErrorSchema = z
-  .object({ error: z.string().openapi({ example: "invalid_client" }), error_description: z.string() })
+  .object({
+    error: z.enum(OAUTH_ERRORS).openapi({
+      description: "OAuth error code (RFC 6749 section 5.2, RFC 6750 section 3.1). Each response lists the errorCodes it stands for in `x-oauth-errors`.",
+      example: "invalid_client",
+    }),
+    error_description: z.string().openapi({ description: "What went wrong, for people; never a secret." }),
+  })
   .openapi("TrustedAccessError");
 
 /**
@@ -105,14 +112,33 @@ export interface RouteExtras {
   errors?: ErrorCode[];
   /** Status to answer DUPLICATED with, where the spec fixes it (E1: 400). */
   duplicatedStatus?: 400 | 409;
-  /** Trusted-access endpoints answer errors as {error, error_description}. */
+  /**
+   * Trusted-access endpoints answer errors as {error, error_description}: each error response is
+   * documented with TrustedAccessError and `x-oauth-errors`, the OAuth code of each errorCode.
+   */
   errorBody?: "oauth";
   /** Largest body the route reads (413 above it); MAX_BODY_BYTES unless the route needs more. */
   bodyCap?: BodyCap;
+  /**
+   * The levels the Problems of the route's 400 can carry (ERROR only unless said), written on that
+   * response as `x-problem-levels` and in its description. WARNING: blocks unless `suppressWarnings=true`.
+   */
+  problemLevels?: readonly ("ERROR" | "WARNING")[];
 }
 
 /** Object-level permissions a handler checks, as `<object>:<permission>`. */
-export type ObjectPermission = "source:READ" | "source:WRITE" | "source:EDIT_METRICS";
+export type ObjectPermission =
+  | "source:READ"
+  | "source:WRITE"
+  | "source:EDIT_METRICS"
+  /** Folder permissions (src/domain/folders): READ on the folder (else 404), then the one named. */
+  | "folder:READ"
+  | "folder:WRITE"
+  | "folder:DELETE"
+  /** CREATE on the body's parent_id; for a new root, ROLE_CREATE_FOLDERS instead. */
+  | "folder:CREATE"
+  /** ADMINISTER on the folder, or ROLE_PERMISSION_FOLDERS. */
+  | "folder:ADMINISTER";
 
 interface HeaderDoc {
   description: string;
@@ -120,6 +146,15 @@ interface HeaderDoc {
   schema: { type: "string" };
 }
 const header = (description: string, required = true): HeaderDoc => ({ description, required, schema: { type: "string" } });
+
+/** The request header every preview operation requires (src/middleware/stability checks it: 400 PREVIEW_NOT_ENABLED). */
+const PREVIEW_HEADER_PARAMETER = {
+  name: "X-Enable-Preview",
+  in: "header",
+  required: true,
+  description: "`true` (any letter case): this preview operation is enabled for the request. Without it: 400 PREVIEW_NOT_ENABLED.",
+  schema: { type: "string", example: "true" },
+} as const;
 
 /** Headers every response carries, plus those of a stability mark. */
 function commonHeaders(mark: Stability | undefined): Record<string, HeaderDoc> {
@@ -136,8 +171,14 @@ const ERROR_HEADERS: Record<number, Record<string, HeaderDoc>> = {
   429: { "Retry-After": header("Seconds to wait before signing in again.") },
 };
 
+/** What the description of a 400 says about the levels of its Problems. */
+function problemLevelsNote(levels: readonly ("ERROR" | "WARNING")[]): string {
+  const warnings = levels.includes("WARNING") ? " WARNINGs block the request too, unless it says `suppressWarnings=true`: then only ERRORs do." : "";
+  return ` Its problems carry the level${levels.length > 1 ? "s" : ""} ${levels.join(" or ")}.${warnings}`;
+}
+
 export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras): R {
-  const { access, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, ...route } = config;
+  const { access, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
   const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
   const request = route.request;
   // Accept is negotiated under /api only: the HTML reference page answers any Accept.
@@ -146,8 +187,10 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
   if (request?.body) ["VALIDATION_FAILED", "MALFORMED_JSON", "PAYLOAD_TOO_LARGE"].forEach((c) => codes.add(c as ErrorCode));
   // The pipeline checks the media type of any body before routing, whether or not the route takes one.
   if (request?.body || route.method !== "get") codes.add("UNSUPPORTED_MEDIA_TYPE");
-  if (access.kind !== "public") ["UNAUTHENTICATED", "TOO_MANY_LOGIN_ATTEMPTS"].forEach((c) => codes.add(c as ErrorCode));
-  if (access.kind !== "public" && access.kind !== "authenticated") codes.add("FORBIDDEN");
+  // A trusted client is authenticated by its own credentials, and is then allowed (no 403 from the rule).
+  if (access.kind === "trustedClient") ["INVALID_CLIENT", "TOO_MANY_LOGIN_ATTEMPTS"].forEach((c) => codes.add(c as ErrorCode));
+  else if (access.kind !== "public") ["UNAUTHENTICATED", "INVALID_TOKEN", "TOO_MANY_LOGIN_ATTEMPTS"].forEach((c) => codes.add(c as ErrorCode));
+  if (access.kind !== "public" && access.kind !== "authenticated" && access.kind !== "trustedClient") codes.add("FORBIDDEN");
   if (mark === "preview") codes.add("PREVIEW_NOT_ENABLED");
 
   const common = commonHeaders(mark);
@@ -172,24 +215,30 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
   }
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const schema = errorBody === "oauth" ? TrustedAccessErrorSchema : status === 401 ? ServletErrorMessageSchema : ErrorMessageSchema;
+    const oauth = errorBody === "oauth" ? Object.fromEntries(list.map((code) => [code, oauthErrorOf(code, status)])) : undefined;
     responses[String(status)] = {
-      description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].description}`).join(" "),
+      description:
+        list.map((code) => `\`${code}\`${oauth ? ` (\`${oauth[code]}\`)` : ""}: ${ERROR_CODES[code].description}`).join(" ") +
+        (status === 400 && problemLevels ? problemLevelsNote(problemLevels) : ""),
       headers: { ...common, ...(ERROR_HEADERS[status] ?? {}) },
       content: { [VENDOR_JSON]: { schema } },
       "x-error-codes": list,
+      ...(oauth ? { "x-oauth-errors": oauth } : {}),
+      ...(status === 400 && problemLevels ? { "x-problem-levels": problemLevels } : {}),
     };
   }
 
   return createRoute({
     ...route,
     responses,
-    security: access.kind === "public" ? [] : undefined,
+    security: access.kind === "public" ? [] : access.kind === "trustedClient" ? [{ trustedAccessAuth: [] }] : undefined,
     deprecated: mark === "deprecated" ? true : route.deprecated,
     "x-access": access.kind === "privilege" ? access.privilege : access.kind,
     ...(objectPermission ? { "x-object-permission": objectPermission } : {}),
     ...(mark ? { "x-stability": mark } : {}),
+    ...(mark === "preview" ? { parameters: [...(route.parameters ?? []), PREVIEW_HEADER_PARAMETER] } : {}),
     // Access is checked before the body is even read: a stranger's 5 MB upload costs no parsing.
-    middleware: [stability(mark), authorize(access), ...(request?.body ? [readJsonBody(bodyCap)] : [])],
+    middleware: [stability(mark), access.kind === "trustedClient" ? authenticateClient : authorize(access), ...(request?.body ? [readJsonBody(bodyCap)] : [])],
   } as unknown as R) as R;
 }
 

@@ -15,6 +15,7 @@ import {
   VENDOR_JSON,
   type TestUser,
 } from "./helpers";
+import { bearerFor, createClient } from "./trusted-access-helpers";
 
 const ACCOUNT_MEMBERS = [
   "attributes",
@@ -269,11 +270,8 @@ describe("accounts", () => {
         body: { name: member.username, groups: ["Users", "Administrators", group.name] },
       });
       expect((await call("PUT", "/api/quota", { body: { accountId: doomed.id, quotas: [{ type: "SOURCE", limit: 3 }] } })).status).toBe(201);
-      await env.DB.prepare(
-        "INSERT INTO access_tokens (token_hash, user_id, account_id, client_id, expires_at, created_date) VALUES (?, ?, ?, NULL, ?, ?)",
-      )
-        .bind("a".repeat(64), member.id, doomed.id, Date.now() + 3_600_000, new Date().toISOString())
-        .run();
+      // A bearer token of the member, issued by a trusted-access client.
+      await bearerFor(await createClient(), member.username);
       await createUser(survivor.id);
       await call("PUT", "/api/quota", { body: { accountId: survivor.id, quotas: [{ type: "SOURCE", limit: 1 }] } });
 

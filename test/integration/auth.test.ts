@@ -13,6 +13,7 @@ import {
   unique,
   type TestUser,
 } from "./helpers";
+import { bearerFor, createClient, expireToken } from "./trusted-access-helpers";
 
 let account: { id: string; name: string };
 let admin: TestUser;
@@ -69,17 +70,19 @@ describe("authentication: Bearer", () => {
     expectUnauthenticated(await call("GET", "/api/users", { as: { bearer: "short" } }), "/api/users", "Bearer");
   });
 
-  it("a stored token authenticates its user until it expires", async () => {
-    const token = `valid-${crypto.randomUUID()}`;
-    const expired = `expired-${crypto.randomUUID()}`;
-    const insert = "INSERT INTO access_tokens (token_hash, user_id, account_id, client_id, expires_at, created_date) VALUES (?, ?, ?, NULL, ?, ?)";
-    await env.DB.prepare(insert).bind(await sha256Hex(token), admin.id, account.id, Date.now() + 3_600_000, new Date().toISOString()).run();
-    await env.DB.prepare(insert).bind(await sha256Hex(expired), admin.id, account.id, Date.now() - 1000, new Date().toISOString()).run();
+  it("an issued token authenticates its user until it expires", async () => {
+    const client = await createClient();
+    const { bearer, tokenId } = await bearerFor(client, admin.username);
+    const expired = await bearerFor(client, admin.username);
+    await expireToken(expired.tokenId);
 
-    const ok = await call("GET", "/api/users", { as: { bearer: token } });
+    const ok = await call("GET", "/api/users", { as: { bearer } });
     expect(ok.status).toBe(200);
     for (const user of ok.json.content) expect(user.accountId).toBe(account.id);
-    expectUnauthenticated(await call("GET", "/api/users", { as: { bearer: expired } }), "/api/users", "Bearer");
+    expectUnauthenticated(await call("GET", "/api/users", { as: { bearer: expired.bearer } }), "/api/users", "Bearer");
+    // Only the digest is stored.
+    const stored = await env.DB.prepare("SELECT token_hash FROM access_tokens WHERE token_id = ?").bind(tokenId).first<{ token_hash: string }>();
+    expect(stored!.token_hash).toBe(await sha256Hex(bearer));
   });
 });
 

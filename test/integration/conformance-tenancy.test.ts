@@ -57,6 +57,7 @@ function plan(op: Operation, params: PathParams, body: unknown): RequestPlan {
     label: `admin of A: ${op.key}`,
     method: op.method,
     path: fillTemplate(op.template, params),
+    query: FIXTURES[op.template]?.query?.[op.method]?.(a, params),
     headers: headersOf(op),
     body: body === undefined ? undefined : { json: body },
     as: adminOfA.credentials,
@@ -93,10 +94,19 @@ function placeAt(body: unknown, path: string, value: string): unknown | undefine
   return undefined;
 }
 
+/** An upsert by a client-chosen id (FixtureEntry.upsertsById): B's id names nothing of A's yet. */
+const upserts = (op: Operation) => FIXTURES[op.template]?.upsertsById?.includes(op.method) === true;
+
+/** The rows of every table that belong to an account. */
+async function rowsOf(accountId: string) {
+  const snapshot = await dbSnapshot();
+  return Object.fromEntries(Object.entries(snapshot).map(([table, rows]) => [table, rows.filter((row) => (row as { account_id?: string }).account_id === accountId)]));
+}
+
 describe("tenancy matrix: an admin of account A against account B's objects", () => {
   it("every id-bearing operation answers B's object exactly like an unknown id: 404 NOT_FOUND, nothing of B, nothing changed", async () => {
     const problems: string[] = [];
-    const operations = contract.operations.filter((op) => op.pathParams.length > 0 && expectedOutcome(op, adminOfA) === "passes");
+    const operations = contract.operations.filter((op) => op.pathParams.length > 0 && expectedOutcome(op, adminOfA) === "passes" && !upserts(op));
     expect(operations.length).toBeGreaterThan(10);
     const targets = new Map<Operation, PathParams>();
     for (const op of operations) {
@@ -177,4 +187,25 @@ describe("tenancy matrix: an admin of account A against account B's objects", ()
     expect(problems).toEqual([]);
     expect(await dbSnapshot()).toEqual(before);
   }, 120_000);
+
+  it("an upsert by id naming B's id makes A's own new object: 201, nothing of B in it, B's rows untouched", async () => {
+    const problems: string[] = [];
+    const operations = contract.operations.filter((op) => upserts(op) && expectedOutcome(op, adminOfA) === "passes");
+    for (const op of operations) {
+      const theirs = await FIXTURES[op.template]!.params!(b);
+      const before = await rowsOf(b.account.id);
+      const res = await attempt(plan(op, theirs, FIXTURES[op.template]?.bodies?.[op.method]?.(a, theirs)));
+      if (typeof res === "string") {
+        problems.push(res);
+        continue;
+      }
+      const where = `${op.key} with B's ${JSON.stringify(theirs)}`;
+      if (res.status !== 201) problems.push(`${where}: expected 201 (A's own new object), got ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.json?.accountId !== undefined && res.json.accountId !== a.account.id) problems.push(`${where}: the object is not A's: ${res.text.slice(0, 200)}`);
+      const pathname = new URL(`http://x${fillTemplate(op.template, theirs)}`).pathname;
+      if (answerWithoutEcho(res, theirs, pathname).includes(b.marker)) problems.push(`${where}: the answer shows B's data: ${res.text.slice(0, 300)}`);
+      expect(await rowsOf(b.account.id), `${where}: B's rows changed`).toEqual(before);
+    }
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { hasLoneSurrogate } from "../../src/domain/json-hygiene";
-import { as, call, createAccount, createUser, dbSnapshot, expectError, type CallResult, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, dbSnapshot, expectError, prng, type CallResult, type TestUser } from "./helpers";
 import { allMetrics, createMetricSource, grant, metricPath, metricsPath, problemOf, putMetric } from "./metric-helpers";
 
 /**
@@ -357,18 +357,6 @@ describe("a rejected write leaves the database unchanged", () => {
 });
 
 // ---- fuzz ---------------------------------------------------------------------------------
-
-/** mulberry32: a small seeded PRNG, so every run sends the same inputs. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOKENS = [
   // names: fields, metrics, unknown, quoted, unicode

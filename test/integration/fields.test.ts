@@ -352,9 +352,10 @@ describe("origins", () => {
     expect(length.status, length.text).toBe(201);
     expect(length.json).toMatchObject({ dataType: "INTEGER", defaultMetric: "sum", origin: { derivedOrigin: { referencedFieldNames: ["carrier"] } } });
 
-    const route = await post(source.id, derivedField("route", "CONCAT(origin_city, '-', dest_city)", {}, { calendarId: "cal-1" }));
+    // `default` is the built-in calendar (stored calendars: calendar-references.test.ts).
+    const route = await post(source.id, derivedField("route", "CONCAT(origin_city, '-', dest_city)", {}, { calendarId: "default" }));
     expect(route.status, route.text).toBe(201);
-    expect(route.json).toMatchObject({ defaultMetric: "count", origin: { derivedOrigin: { calendarId: "cal-1", referencedFieldNames: ["origin_city", "dest_city"] } } });
+    expect(route.json).toMatchObject({ defaultMetric: "count", origin: { derivedOrigin: { calendarId: "default", referencedFieldNames: ["origin_city", "dest_city"] } } });
 
     // A derived field may use another derived field.
     const quad = await post(source.id, derivedField("quadrupled", "doubled * 2"));

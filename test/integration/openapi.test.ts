@@ -5,7 +5,7 @@ import { ERROR_CODES } from "../../src/lib/errors";
 import { call, VENDOR_JSON } from "./helpers";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
-const ACCESS_KINDS = ["public", "authenticated", "supervisor", "accountAdmin", ...PRIVILEGES];
+const ACCESS_KINDS = ["public", "authenticated", "accountMember", "supervisor", "accountAdmin", "trustedClient", ...PRIVILEGES];
 
 interface Operation {
   method: string;
@@ -133,7 +133,13 @@ describe("the OpenAPI document", () => {
           expect(code === "DUPLICATED" ? [400, 409] : [expected], where).toContain(Number(status));
         }
         const schema = response.content?.[VENDOR_JSON]?.schema?.$ref;
-        expect(schema, where).toBe(status === "401" ? "#/components/schemas/ServletErrorMessage" : "#/components/schemas/ErrorMessage");
+        // Under /api/trusted-access/ errors are OAuth bodies, and each response maps its errorCodes to their OAuth codes.
+        if (path.startsWith("/api/trusted-access/")) {
+          expect(schema, where).toBe("#/components/schemas/TrustedAccessError");
+          const oauthCodes = doc.components.schemas.TrustedAccessError.properties.error.enum as string[];
+          expect(Object.keys(response["x-oauth-errors"] ?? {}).sort(), where).toEqual([...codes].sort());
+          for (const oauth of Object.values(response["x-oauth-errors"])) expect(oauthCodes, where).toContain(oauth);
+        } else expect(schema, where).toBe(status === "401" ? "#/components/schemas/ServletErrorMessage" : "#/components/schemas/ErrorMessage");
       }
     }
   });
@@ -143,7 +149,13 @@ describe("the OpenAPI document", () => {
       const access = op["x-access"];
       if (access === "public") continue;
       const where = `${method} ${path}`;
-      expect(op.responses["401"]?.["x-error-codes"], where).toContain("UNAUTHENTICATED");
+      // Trusted clients authenticate with their own credentials, and are then allowed.
+      if (access === "trustedClient") {
+        expect(op.responses["401"]?.["x-error-codes"], where).toContain("INVALID_CLIENT");
+        expect(op.security, where).toEqual([{ trustedAccessAuth: [] }]);
+        continue;
+      }
+      expect(op.responses["401"]?.["x-error-codes"], where).toEqual(expect.arrayContaining(["UNAUTHENTICATED", "INVALID_TOKEN"]));
       if (access !== "authenticated") expect(op.responses["403"]?.["x-error-codes"], where).toContain("FORBIDDEN");
     }
   });

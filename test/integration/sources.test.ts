@@ -49,6 +49,9 @@ beforeAll(async () => {
   reader = await createUser(accountA.id, { groups: ["Users", "Readers"] });
   outsider = await createUser(accountA.id);
   foreigner = await createUser(accountB.id, { roles: ["ROLE_CREATE_SOURCES"] });
+  // The connection the first source names (a source names a connection of its own account).
+  const connection = await call("PUT", "/api/connections/conn-1", { as: as(admin), body: { name: "Flights store", connectionTypeId: "json-datasets" } });
+  expect(connection.status, connection.text).toBe(201);
 });
 
 const grant = (principalType: "USER" | "GROUP", principalId: string, permission: "READ" | "WRITE") => ({ principalType, principalId, permission });

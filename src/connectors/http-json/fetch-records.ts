@@ -4,7 +4,7 @@
  * the response headers must arrive within connectMs and the body within operationMs, and
  * no more than maxResponseBytes are read.
  */
-import { checkHost } from "../../domain/connectors/host-policy";
+import { checkHost, type HostVerdict } from "../../domain/connectors/host-policy";
 import type { ConnectorEnvironment } from "../connector";
 import { ConnectorError } from "../connector-error";
 import { formatDuration } from "../deadline";
@@ -40,9 +40,14 @@ async function fetchFollowingRedirects(start: URL, headers: Headers, environment
 }
 
 function assertAllowed(url: URL, environment: ConnectorEnvironment): void {
-  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-  const verdict = checkHost(environment.hostPolicy, url.hostname, port);
+  const verdict = checkUrlHost(url, environment);
   if (!verdict.allowed) throw new ConnectorError("HOST_NOT_ALLOWED", verdict.reason);
+}
+
+/** The host policy's verdict on a URL's host and port. */
+export function checkUrlHost(url: URL, environment: ConnectorEnvironment): HostVerdict {
+  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  return checkHost(environment.hostPolicy, url.hostname, port);
 }
 
 // Bounds the wait for the response headers only; the body has its own time-out.

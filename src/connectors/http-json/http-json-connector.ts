@@ -1,4 +1,4 @@
-import { inferColumns } from "../../domain/connectors/json-columns";
+import { inferColumns, rowsOfRecords } from "../../domain/connectors/json-columns";
 import { redactSecrets } from "../../domain/connectors/parameters";
 import { MAX_PREVIEW_ROWS, previewRowLimit } from "../../domain/connectors/preview-limit";
 import type { ConnectionTestResult, Connector, ConnectorEnvironment, PreviewResult, TableDescription } from "../connector";
@@ -53,13 +53,7 @@ export class HttpJsonConnector implements Connector {
     if (rows === undefined) throw new ConnectorError("INVALID_PARAMETERS", `The row limit must be a whole number from 1 to ${MAX_PREVIEW_ROWS}.`);
     this.assertSchema(schema);
     if (table !== request.tableName) throw new ConnectorError("NOT_FOUND", `Schema "${schema}" has no table "${table}"; its only table is "${request.tableName}".`);
-    const records = await this.fetch(request);
-    // Columns come from every record, so that the preview agrees with describeSchema.
-    const columns = inferColumns(records);
-    return {
-      columns,
-      rows: records.slice(0, rows).map((record) => columns.map((column) => (Object.hasOwn(record, column.name) ? (record[column.name] ?? null) : null))),
-    };
+    return rowsOfRecords(await this.fetch(request), rows);
   }
 
   private request(): HttpJsonRequest {

@@ -1,6 +1,8 @@
 /** The parameters of the HTTP JSON connector, and the request they describe. */
 import { checkParameters, type ParameterDescriptor, type ParameterProblem, type ParameterValues } from "../../domain/connectors/parameters";
+import type { ConnectorEnvironment } from "../connector";
 import { throwIfInvalid } from "../connector-error";
+import { checkUrlHost } from "./fetch-records";
 
 export const HEADER_PREFIX = "header.";
 export const SECRET_HEADER_PREFIX = "secretHeader.";
@@ -67,6 +69,14 @@ export function httpJsonProblems(values: ParameterValues): ParameterProblem[] {
     if (/[\r\n\0]/.test(checked[key])) problems.push({ key, message: `The value of header ${name} must be on one line.` });
   }
   return problems;
+}
+
+/** The host policy as a parameter problem, so that a connection to a host this service may not reach is refused before it is stored. */
+export function httpJsonHostProblems(values: ParameterValues, environment: ConnectorEnvironment): ParameterProblem[] {
+  const { values: checked, problems } = checkParameters(HTTP_JSON_PARAMETERS, values);
+  if (checked.url === undefined || problems.some((p) => p.key === "url")) return [];
+  const verdict = checkUrlHost(new URL(checked.url), environment);
+  return verdict.allowed ? [] : [{ key: "url", message: verdict.reason }];
 }
 
 /** Throws INVALID_PARAMETERS. */

@@ -37,6 +37,14 @@ export const DIRECT_PARAMETERS: readonly ParameterDescriptor[] = [
     defaultValue: "require",
     helper: "require: TLS with a verified certificate; prefer: TLS when possible, else clear text; disable: clear text.",
   },
+  {
+    key: "ssl",
+    label: "TLS (deprecated)",
+    valueType: "BOOLEAN",
+    required: false,
+    secret: false,
+    deprecated: "Use sslmode instead: ssl=true is sslmode=require, ssl=false is sslmode=disable (ssl applies only when sslmode is not set).",
+  },
 ];
 
 export const HYPERDRIVE_PARAMETERS: readonly ParameterDescriptor[] = [
@@ -79,6 +87,14 @@ export function directProblems(values: ParameterValues): ParameterProblem[] {
   return problems;
 }
 
+/** The host policy as a parameter problem, so that a connection to a host this service may not reach is refused before it is stored. */
+export function directHostProblems(values: ParameterValues, environment: ConnectorEnvironment): ParameterProblem[] {
+  const { values: checked, problems } = checkParameters(DIRECT_PARAMETERS, values);
+  if (checked.host === undefined || problems.some((p) => p.key === "host" || p.key === "port")) return [];
+  const verdict = checkHost(environment.hostPolicy, checked.host, Number(checked.port));
+  return verdict.allowed ? [] : [{ key: "host", message: verdict.reason }];
+}
+
 export function hyperdriveProblems(values: ParameterValues, environment: ConnectorEnvironment): ParameterProblem[] {
   const { values: checked, problems } = checkParameters(HYPERDRIVE_PARAMETERS, values);
   const name = checked.hyperdriveBinding;
@@ -102,8 +118,14 @@ export function directTarget(values: ParameterValues, environment: ConnectorEnvi
     database: checked.database,
     user: checked.user,
     password: checked.password ?? "",
-    sslmode: checked.sslmode as SslMode,
+    sslmode: sslModeOf(values, checked),
   };
+}
+
+// The deprecated "ssl" decides only when "sslmode" is not set.
+function sslModeOf(given: ParameterValues, checked: Record<string, string>): SslMode {
+  if (!given.sslmode?.trim() && checked.ssl !== undefined) return checked.ssl === "true" ? "require" : "disable";
+  return checked.sslmode as SslMode;
 }
 
 /** No host policy here: the binding's origin was configured by the operator, not by a user. */

@@ -2,7 +2,6 @@
  * One short PostgreSQL session per connector call: connect, run the work in a read-only
  * transaction with a statement timeout, and always close, whatever happens.
  */
-import { connect } from "cloudflare:sockets";
 import postgres from "postgres";
 import type { ConnectorEnvironment } from "../connector";
 import { ConnectorError } from "../connector-error";
@@ -46,7 +45,7 @@ export async function withPostgresSession<T>(
   const options: postgres.Options<RawTextTypes> & { socket: () => Promise<PostgresJsSocket> } = {
     ...credentials(target),
     // The socket option does the dialling (see socket.ts); postgres.js's own TLS stays off.
-    socket: async () => (socket = await openPostgresSocket(socketRequest(target, where, abort.signal))),
+    socket: async () => (socket = await openPostgresSocket(await socketRequest(target, where, abort.signal))),
     ssl: false,
     max: 1,
     prepare: false, // no named statements: one short session, and safe behind poolers such as Hyperdrive
@@ -87,11 +86,14 @@ function credentials(target: PostgresTarget) {
   return { database: source.database, user: source.user, password: source.password };
 }
 
-function socketRequest(target: PostgresTarget, where: string, signal: AbortSignal) {
+async function socketRequest(target: PostgresTarget, where: string, signal: AbortSignal) {
   if (target.kind === "hyperdrive") {
     // Hyperdrive's endpoint is local to the Worker; Hyperdrive itself speaks TLS to the origin.
     return { open: () => target.binding.connect(), sslmode: "disable" as const, where, signal };
   }
+  // Loaded when a host is dialled, not with the module: the app's modules then also load outside
+  // workerd (the unit tests build the OpenAPI document in Node).
+  const { connect } = await import("cloudflare:sockets");
   const address = { hostname: target.host, port: target.port };
   return {
     open: (secureTransport: "off" | "starttls") => connect(address, { secureTransport, allowHalfOpen: false }),

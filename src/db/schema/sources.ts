@@ -22,7 +22,11 @@ export const sources = sqliteTable(
     ...version,
     ...audit,
   },
-  (t) => [uniqueIndex("sources_account_name_unique").on(t.accountId, t.name)],
+  (t) => [
+    uniqueIndex("sources_account_name_unique").on(t.accountId, t.name),
+    // A connection's sources: deleting a connection asks whether any source still names it.
+    index("sources_connection").on(t.accountId, t.connectionId),
+  ],
 );
 
 export const sourcePermissions = sqliteTable(

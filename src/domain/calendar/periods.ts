@@ -100,7 +100,7 @@ export function periodsAt(definition: CalendarDefinition, dateIso: string): Outc
 function parseDate(text: string, parameter: string): Outcome<{ day: DayNumber }> {
   const day = parseIsoDate(text);
   if (day === undefined) {
-    return { ok: false, error: { code: "INVALID_DATE", parameter, message: `${parameter} must be a date as YYYY-MM-DD` } };
+    return { ok: false, error: { code: "INVALID_DATE", parameter, message: `${parameter} must be a real calendar date as YYYY-MM-DD` } };
   }
   if (!isSupportedDay(day)) {
     const message = `${parameter} must be between ${MIN_SUPPORTED_DATE} and ${MAX_SUPPORTED_DATE}`;

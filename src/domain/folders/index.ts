@@ -15,7 +15,13 @@
  * - permission_inherited: the ACL source is an ancestor (false for roots and EXPLICIT folders).
  * - Fixed answer order: READ, WRITE, CREATE, DELETE, ADMINISTER, OWNER.
  *
- * ACLs (acl.ts): a new root or EXPLICIT folder is seeded with its creator holding all five;
+ * Operations (permissions.ts, FOLDER_OPERATION_NEEDS): a folder the caller may not READ is
+ * not found; creating inside needs CREATE, editing WRITE, a move WRITE on the folder and CREATE
+ * on the new parent, filing items WRITE, deleting DELETE; ACLs need mayChangeFolderAcl.
+ *
+ * ACLs (acl.ts): a new root is seeded with its creator holding all five; a new EXPLICIT child
+ * with the ACL it would have inherited plus its creator holding all five (so an EXPLICIT child
+ * starts with the same permissions an INHERIT one would give); a new INHERIT child with nothing.
  * INHERIT -> EXPLICIT copies the inherited ACL; EXPLICIT -> INHERIT drops the own ACL;
  * a root's ACL is untouched by state changes.
  *
@@ -33,16 +39,19 @@ export type { FolderAccessFacts, InheritedAccess, ResolvedFolder } from "./permi
 export {
   folderCallerOf,
   hasFolderPermission,
+  FOLDER_OPERATION_NEEDS,
   mayChangeFolderAcl,
   mayCreateRootFolders,
+  mayDoOnFolder,
   mayReadFolder,
   resolveChain,
   resolveChild,
   resolveChildren,
   resolveFromChain,
 } from "./permissions";
-export type { InheritanceChange } from "./acl";
-export { aclAfterInheritanceChange, aclForNewFolder, withoutDuplicates } from "./acl";
+export type { FolderOperation } from "./permissions";
+export type { InheritanceChange, InheritanceChangePlan, NewFolderAclPlan } from "./acl";
+export { aclAfterInheritanceChange, aclForNewFolder, aclPlanForNewFolder, creatorGrants, inheritanceChangePlan, withoutDuplicates } from "./acl";
 export {
   chainInPathOrder,
   childFolderPath,

@@ -73,9 +73,10 @@ export function subtreeHeight(folderPath: string, pathsOfSubtree: Iterable<strin
  * Puts the rows loaded for a path's ids (in whatever order the database gave them) in chain
  * order, root first. Null when a member is missing: the path is stale or broken, and an
  * incomplete chain must never be resolved (it could skip the ancestor whose ACL governs).
+ * `rows` may be given already indexed by id, when many chains are placed among the same rows.
  */
-export function chainInPathOrder<Row extends { id: string }>(path: string, rows: readonly Row[]): Row[] | null {
-  const byId = new Map(rows.map((row) => [row.id, row]));
+export function chainInPathOrder<Row extends { id: string }>(path: string, rows: readonly Row[] | ReadonlyMap<string, Row>): Row[] | null {
+  const byId: ReadonlyMap<string, Row> = isIndexed(rows) ? rows : new Map(rows.map((row) => [row.id, row]));
   const chain: Row[] = [];
   for (const id of idsInFolderPath(path)) {
     const row = byId.get(id);
@@ -83,4 +84,8 @@ export function chainInPathOrder<Row extends { id: string }>(path: string, rows:
     chain.push(row);
   }
   return chain;
+}
+
+function isIndexed<Row>(rows: readonly Row[] | ReadonlyMap<string, Row>): rows is ReadonlyMap<string, Row> {
+  return !Array.isArray(rows);
 }

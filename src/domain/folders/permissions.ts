@@ -28,6 +28,7 @@ import {
   type AclEntry,
   type EffectivePermission,
   type FolderCaller,
+  type FolderPermission,
   type InheritanceState,
 } from "./model";
 
@@ -145,4 +146,31 @@ export function mayCreateRootFolders(privileges: ReadonlySet<Privilege>): boolea
 export function mayChangeFolderAcl(permissions: readonly EffectivePermission[], privileges: ReadonlySet<Privilege>): boolean {
   if (!mayReadFolder(permissions)) return false;
   return holds(privileges, "ROLE_PERMISSION_FOLDERS") || permissions.includes("ADMINISTER");
+}
+
+/**
+ * What each operation needs on the folders it touches. Every folder an operation names must
+ * first be readable (READ), or it is answered as not found, exactly like another account's; then:
+ * - create a subfolder: CREATE on the parent (a root needs ROLE_CREATE_FOLDERS instead);
+ * - rename or describe: WRITE on the folder;
+ * - move: WRITE on the folder and CREATE on the new parent (a move is a creation under the new
+ *   parent as far as that parent's owners are concerned, and an edit of the moved folder);
+ * - file or take out an item: WRITE on the folder the item goes into or leaves (moving an item
+ *   between folders changes both);
+ * - delete: DELETE on the folder;
+ * - read or replace the ACL, or change the inheritance state: mayChangeFolderAcl.
+ */
+export const FOLDER_OPERATION_NEEDS = {
+  createInside: "CREATE",
+  edit: "WRITE",
+  moveFolder: "WRITE",
+  moveInto: "CREATE",
+  changeContents: "WRITE",
+  delete: "DELETE",
+} as const satisfies Record<string, FolderPermission>;
+
+export type FolderOperation = keyof typeof FOLDER_OPERATION_NEEDS;
+
+export function mayDoOnFolder(permissions: readonly EffectivePermission[], operation: FolderOperation): boolean {
+  return mayReadFolder(permissions) && permissions.includes(FOLDER_OPERATION_NEEDS[operation]);
 }

@@ -5,14 +5,19 @@ import { clientAddress, recordFailedLogin, retryAfterSeconds } from "../../auth/
 import { ApiError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
 
-const unauthenticated = (message: string, scheme: "Basic" | "Bearer" = "Basic") =>
-  new ApiError("UNAUTHENTICATED", message, {
-    headers: { "WWW-Authenticate": scheme === "Basic" ? 'Basic realm="api", charset="UTF-8"' : 'Bearer realm="api", error="invalid_token"' },
+const unauthenticated = (message: string) =>
+  new ApiError("UNAUTHENTICATED", message, { headers: { "WWW-Authenticate": 'Basic realm="api", charset="UTF-8"' } });
+
+const invalidToken = () =>
+  new ApiError("INVALID_TOKEN", "Invalid, expired or revoked bearer token", {
+    headers: { "WWW-Authenticate": 'Bearer realm="api", error="invalid_token"' },
   });
 
 /**
  * Establishes who is calling: HTTP Basic (a stored user, or the supervisor from secrets) or a
  * trusted-access Bearer token. Every route mounted after this middleware needs one of them.
+ * A bearer token is verified against D1 on every request (one round trip, never cached), so a
+ * revoked token is refused by the next request in every isolate.
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header("Authorization");
@@ -20,7 +25,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 
   if (/^Bearer\s/i.test(header)) {
     const principal = await verifyBearer(header.replace(/^Bearer\s+/i, "").trim(), c.get("db"));
-    if (!principal) throw unauthenticated("Invalid or expired bearer token", "Bearer");
+    if (!principal) throw invalidToken();
     c.set("principal", principal);
     return next();
   }
@@ -48,7 +53,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
-function tooManyAttempts(seconds: number) {
+export function tooManyAttempts(seconds: number) {
   return new ApiError("TOO_MANY_LOGIN_ATTEMPTS", "Too many failed logins from your address; wait before trying again", {
     headers: { "Retry-After": String(seconds) },
   });

@@ -18,7 +18,7 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.res.headers.set("ETag", etag);
   }
   const ifNoneMatch = c.req.header("If-None-Match");
-  if (!ifNoneMatch || !matches(ifNoneMatch, etag)) return;
+  if (!ifNoneMatch || !ifNoneMatchNames(ifNoneMatch, etag)) return;
   const headers = new Headers();
   for (const name of KEPT_ON_304) {
     const value = c.res.headers.get(name);
@@ -28,11 +28,21 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res = new Response(null, { status: 304, headers });
 };
 
-function matches(ifNoneMatch: string, etag: string): boolean {
-  if (ifNoneMatch.trim() === "*") return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
-  const current = opaque(etag);
-  return ifNoneMatch.split(",").some((tag) => opaque(tag) === current);
+const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+
+/**
+ * The entity tags an If-None-Match header names, for weak comparison (without `W/`), or "*" for
+ * any. A handler that can skip work for an unchanged object (a large dataset) reads these first
+ * and answers 304 itself when the object's tag is among them (this middleware passes any non-200).
+ */
+export function ifNoneMatchTags(ifNoneMatch: string): string[] | "*" {
+  return ifNoneMatch.trim() === "*" ? "*" : ifNoneMatch.split(",").map(opaque);
+}
+
+/** Whether If-None-Match names `etag` (weak comparison, RFC 9110). */
+function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
+  const tags = ifNoneMatchTags(ifNoneMatch);
+  return tags === "*" || tags.includes(opaque(etag));
 }
 
 async function digest(body: ArrayBuffer, contentType: string): Promise<string> {

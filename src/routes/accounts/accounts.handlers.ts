@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { invalidateAccount } from "../../auth/cache";
+import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
 import { accounts, groups, type AccountAttribute } from "../../db/schema";
@@ -124,17 +125,22 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   let updated;
   try {
     // With If-Match, a concurrent update makes this one miss (412); without it the last writer wins.
-    updated = await db
-      .update(accounts)
-      .set(changes)
-      .where(and(eq(accounts.id, id), ifMatchGuard(c, accounts.revision, current.revision)))
-      .returning({ id: accounts.id })
-      .get();
+    [updated] = await db.batch([
+      db
+        .update(accounts)
+        .set(changes)
+        .where(and(eq(accounts.id, id), ifMatchGuard(c, accounts.revision, current.revision)))
+        .returning({ id: accounts.id }),
+      // Disabling revokes its users' bearer tokens for good, if this update won (its revision is unique to it).
+      ...(body.disabled
+        ? [revokeTokens(db, { accountId: id }, sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${id} AND revision = ${changes.revision})`)]
+        : []),
+    ]);
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
     throw err;
   }
-  if (!updated) throw new ApiError("PRECONDITION_FAILED", "The account was changed concurrently; reload it and retry");
+  if (updated.length === 0) throw new ApiError("PRECONDITION_FAILED", "The account was changed concurrently; reload it and retry");
   invalidateAccount(id);
   c.header("ETag", etagOf(changes.revision));
   return c.json(toAccount({ ...current, ...changes }), 200);

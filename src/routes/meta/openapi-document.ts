@@ -15,12 +15,19 @@ export function buildDocument(app: OpenAPIHono<AppEnv>) {
     app.openAPIRegistry.registerComponent("securitySchemes", "trustedAccessAuth", {
       type: "http",
       scheme: "basic",
-      description: "HTTP Basic with a trusted-access client id and client secret (token endpoints).",
+      description:
+        "HTTP Basic with a trusted-access client's client_id as the username and its client_secret as the password: the token endpoints " +
+        "POST /api/trusted-access/push/tokens and POST /api/trusted-access/pull/tokens. The supervisor creates clients with " +
+        "POST /api/trusted-access/clients, whose answer is the only one that shows the secret.",
     });
     app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
       type: "http",
       scheme: "bearer",
-      description: "A token from /api/trusted-access/push/tokens or /api/trusted-access/pull/tokens.",
+      description:
+        "The access_token answered by POST /api/trusted-access/push/tokens or POST /api/trusted-access/pull/tokens: it signs in its user, " +
+        "with exactly that user's privileges, on every endpoint that takes basicAuth, until it expires or is revoked " +
+        "(DELETE /api/trusted-access/tokens/{tokenId}, or its client, user or account deleted or disabled). A refused token: 401 with " +
+        '`WWW-Authenticate: Bearer error="invalid_token"`.',
     });
     doc = app.getOpenAPI31Document({
       openapi: "3.1.0",

@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { schema } from "../../db/client";
+import { DEFAULT_CALENDAR_ID, selectCalendarOfSource } from "../../db/calendars";
 import { requireSource, selectSourceWithAccess } from "../../db/source-access";
 import {
   expressionContext,
@@ -50,6 +51,15 @@ function referencedByOrigin(input: FieldInput): { ast?: Expression; names: strin
       return { names: [childParent.childField, childParent.parentField, ...(labelField ? [labelField] : [])] };
     }
   }
+}
+
+const CALENDAR_MEMBER = "body.origin.derivedOrigin.calendarId";
+
+/** The stored calendar a derived field names, or null (none, or the built-in one, which needs no row). */
+function storedCalendarOf(input: FieldInput): string | null {
+  if (input.origin.type !== "DERIVED") return null;
+  const { calendarId } = input.origin.derivedOrigin;
+  return calendarId === undefined || calendarId === DEFAULT_CALENDAR_ID ? null : calendarId;
 }
 
 type Item = { id: string; name: string; kind: string; dataType: string; body: Record<string, unknown>; revision: string };
@@ -109,14 +119,18 @@ async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInpu
   const explicitName = pathName ?? input.name;
   const generatedBase = explicitName === undefined ? chooseFieldName(input, new Set()) : NO_NAME;
 
-  const [access, items, graph, users, similar] = await db.batch([
+  const calendarId = storedCalendarOf(input);
+  const [access, items, graph, users, similar, calendar] = await db.batch([
     selectSourceWithAccess(db, principal, sourceId),
     selectItemsByName(db, sourceId, [...names, explicitName ?? NO_NAME]),
     selectReferenceGraph(db, sourceId, "DERIVED_FIELD"),
     selectUsersOf(db, sourceId, explicitName ?? NO_NAME),
     selectNamesStartingWith(db, sourceId, generatedBase),
+    selectCalendarOfSource(db, sourceId, calendarId ?? NO_NAME),
   ]);
   const { source } = requireSource(principal, access[0], "WRITE");
+  // Another account's calendar and a missing one get the same answer.
+  if (calendarId !== null && calendar.length === 0) throw invalid(CALENDAR_MEMBER, "No calendar with this id in the source's account");
   const current = explicitName === undefined ? undefined : items.find((i) => i.name === explicitName);
   if (current && (current.kind !== "FIELD" || pathName === undefined)) {
     throw duplicated(`The name '${explicitName}' is already used by a ${current.kind === "FIELD" ? "field" : "custom metric"} of the source`, 409);
@@ -138,6 +152,7 @@ async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInpu
     userName: name,
     userKind: input.origin.type === "HIERARCHY" ? ("HIERARCHY" as const) : ("DERIVED_FIELD" as const),
     usedNames: resolved.references,
+    calendarId,
   };
   const usedItems = items.filter((i) => resolved.references.includes(i.name));
   const cycle = { kind: "DERIVED_FIELD" as const, via: input.origin.type === "DERIVED" ? resolved.references : [] };
@@ -154,7 +169,9 @@ async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInpu
   } catch (err) {
     if (isConstraintError(err, "UNIQUE") && !current && pathName !== undefined && !retried) return writeField(c, sourceId, input, pathName, true);
     if (isConstraintError(err, "UNIQUE")) throw duplicated(`The name '${name}' is already used in the source`, 409);
-    if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.origin", "A field this one references was deleted meanwhile; retry");
+    // A field or calendar it references was deleted meanwhile: one retry reads afresh and names what is missing.
+    if (isConstraintError(err, "FOREIGN KEY") && !retried) return writeField(c, sourceId, input, pathName, true);
+    if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.origin", "A field or calendar this one references was deleted meanwhile; retry");
     throw err;
   }
 }

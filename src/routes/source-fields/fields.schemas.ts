@@ -35,7 +35,11 @@ export const ExpressionTextSchema = z.string().min(1).max(MAX_EXPRESSION_LENGTH)
 
 const DerivedOriginSchema = z.object({
   expression: ExpressionTextSchema,
-  calendarId: z.string().max(64).optional(),
+  calendarId: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ description: "A calendar of the source's account (`GET /api/calendars`), or `default`, the built-in Gregorian calendar." }),
   referencedFieldNames: z.array(z.string()).optional().openapi({ readOnly: true, description: "Computed by the server; ignored when sent." }),
 });
 

@@ -110,11 +110,12 @@ export async function storeItem(
   const db = c.get("db");
   const { current, row } = item;
   if (!current) {
-    const [, , , undone] = await db.batch([
+    const results = await db.batch([
       db.insert(sourceItems).values(row),
       ...replaceReferences(db, references),
       db.delete(sourceItems).where(and(eq(sourceItems.id, row.id), not(consistent))).returning({ id: sourceItems.id }),
     ]);
+    const undone = results.at(-1) as { id: string }[];
     return undone.length === 0 ? { row: row as ItemRow, created: true } : "lost";
   }
   const { dataType, body, revision, lastModifiedByUserId, lastModifiedDate } = row;

@@ -2,10 +2,11 @@ import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { loadSource, readableBy } from "../../db/source-access";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
+import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
 import type { UserPrincipal } from "../../domain/principal";
-import { ApiError, duplicated, isConstraintError, type Problem } from "../../lib/errors";
+import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
 import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { VOLUME_METRIC } from "../custom-metrics/metrics.model";
@@ -101,8 +102,13 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     { ...VOLUME_METRIC, kind: "METRIC" },
     ...fields.map((f) => ({ ...f, kind: "FIELD" })),
   ].map((item) => ({ id: crypto.randomUUID(), revision: newRevision(), sourceId: id, accountId, ...item, ...audit }));
-  // The quota guard first: it fails the whole batch when the account is at its SOURCE limit.
-  const statements: BatchItem<"sqlite">[] = [quotaGuardStatement(db, accountId, "SOURCE"), db.insert(sources).values(source)];
+  // The quota guard first: it fails the whole batch when the account is at its SOURCE limit. The
+  // connection guard refuses a connection that is not the account's (or was deleted meanwhile).
+  const statements: BatchItem<"sqlite">[] = [
+    quotaGuardStatement(db, accountId, "SOURCE"),
+    ...(source.connectionId === null ? [] : [refuseUnlessConnectionExists(db, accountId, source.connectionId)]),
+    db.insert(sources).values(source),
+  ];
   for (let i = 0; i < items.length; i += ITEM_ROWS_PER_INSERT) {
     statements.push(db.insert(sourceItems).values(items.slice(i, i + ITEM_ROWS_PER_INSERT)));
   }
@@ -110,6 +116,8 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
     await rethrowQuotaExceeded(db, err, accountId, "SOURCE");
+    // Another account's connection and a missing one get the same answer.
+    if (refusedFor(err, "connection_missing")) throw invalid("body.connectionId", "No connection with this id in the account");
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
     throw err;
   }

@@ -30,7 +30,13 @@ export const SourceCreateSchema = z
   .object({
     name: nameString(255, { trim: true }),
     description: textString(1024).nullable().optional(),
-    connectionId: z.string().min(1).max(64).nullable().optional(),
+    connectionId: z
+      .string()
+      .min(1)
+      .max(64)
+      .nullable()
+      .optional()
+      .openapi({ description: "A connection of the account (GET /api/connections); another account's, or none with this id, is a 400." }),
     features: z.array(FeatureSchema).max(32).default([]),
     enabled: z.boolean().default(true),
     fields: z

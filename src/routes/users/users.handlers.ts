@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
-import { accessTokens, userGroups, users } from "../../db/schema";
+import { accessTokens, userAttributes, userGroups, users } from "../../db/schema";
 import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
 import { hashPassword } from "../../domain/passwords";
 import { isSupervisorName } from "../../domain/usernames";
@@ -201,6 +201,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   assertMayGrant(principal, privilegesOf(current), "delete a user holding");
   await db.batch([
     db.delete(accessTokens).where(eq(accessTokens.userId, id)),
+    db.delete(userAttributes).where(eq(userAttributes.userId, id)),
     db.delete(userGroups).where(eq(userGroups.userId, id)),
     db.delete(users).where(eq(users.id, id)),
   ]);

@@ -6,7 +6,7 @@ import { nameString } from "../../lib/text-schemas";
 export const PrivilegeSchema = z.enum(PRIVILEGES).openapi("Privilege");
 
 // A Basic username cannot contain ':' and control characters have no place in a name.
-const UsernameSchema = z
+export const UsernameSchema = z
   .string()
   .min(1)
   .max(255)

@@ -9,7 +9,7 @@ import type { World } from "./fixtures";
  * rules in the README rather than taken from src/domain/principal.ts, so the matrix checks the
  * implementation instead of repeating it.
  */
-export type CallerKind = "anonymous" | "noPrivilege" | "onePrivilege" | "accountAdmin" | "supervisor" | "disabledAccount";
+export type CallerKind = "anonymous" | "noPrivilege" | "onePrivilege" | "accountAdmin" | "supervisor" | "disabledAccount" | "trustedClient";
 
 export interface Caller {
   label: string;
@@ -17,12 +17,14 @@ export interface Caller {
   credentials: Credentials;
   /** Privileges of a user caller (a `onePrivilege` user holds exactly one, through `roles`). */
   privileges: readonly Privilege[];
+  /** Headers of each request (made anew every time), e.g. its own client address. */
+  headers?: () => Record<string, string>;
 }
 
 /** "passes": neither 401 nor 403 (the handler's own answer); otherwise the refusal's status. */
 export type Expected = "passes" | 401 | 403;
 
-export const ACCESS_RULES = ["public", "authenticated", "supervisor", "accountAdmin", ...PRIVILEGES] as const;
+export const ACCESS_RULES = ["public", "authenticated", "accountMember", "supervisor", "accountAdmin", "trustedClient", ...PRIVILEGES] as const;
 
 /**
  * Object permissions the handlers check (`x-object-permission`), and who holds them on the
@@ -34,6 +36,13 @@ export const OBJECT_PERMISSIONS: Record<string, (caller: Caller) => boolean> = {
   "source:READ": (caller) => isAdmin(caller),
   "source:WRITE": (caller) => isAdmin(caller),
   "source:EDIT_METRICS": (caller) => isAdmin(caller),
+  // Fixture folders are made by the world's admin and grant READ to the Users group, which every user caller is in.
+  "folder:READ": () => true,
+  "folder:WRITE": (caller) => holds(caller, "ROLE_ADMINISTER_FOLDERS"),
+  "folder:DELETE": (caller) => holds(caller, "ROLE_ADMINISTER_FOLDERS"),
+  "folder:ADMINISTER": (caller) => holds(caller, "ROLE_ADMINISTER_FOLDERS") || holds(caller, "ROLE_PERMISSION_FOLDERS"),
+  // The registry's POST body makes a root.
+  "folder:CREATE": (caller) => holds(caller, "ROLE_CREATE_FOLDERS"),
 };
 
 const isAdmin = (caller: Caller) => caller.privileges.includes("ROLE_ADMIN");
@@ -41,10 +50,14 @@ const holds = (caller: Caller, privilege: Privilege) => isAdmin(caller) || calle
 
 export function expectedOutcome(op: Pick<Operation, "key" | "access" | "objectPermission">, caller: Caller): Expected {
   if (op.access === "public") return "passes";
+  // Client credentials open the token endpoints, and only them; users' and the supervisor's never do.
+  if (op.access === "trustedClient" || caller.kind === "trustedClient") return op.access === "trustedClient" && caller.kind === "trustedClient" ? "passes" : 401;
   if (caller.kind === "anonymous" || caller.kind === "disabledAccount") return 401;
   const supervisor = caller.kind === "supervisor";
   let allowed: boolean;
   if (op.access === "authenticated") allowed = true;
+  // Objects that live inside an account: every user of one, never the supervisor (a member of none).
+  else if (op.access === "accountMember") allowed = !supervisor;
   else if (op.access === "supervisor") allowed = supervisor;
   else if (op.access === "accountAdmin") allowed = supervisor || isAdmin(caller);
   else if ((PRIVILEGES as readonly string[]).includes(op.access)) {
@@ -78,7 +91,21 @@ export async function createCallers(world: World): Promise<Caller[]> {
   callers.push({ label: "accountAdmin", kind: "accountAdmin", credentials: as(world.admin), privileges: ["ROLE_ADMIN"] });
   callers.push({ label: "supervisor", kind: "supervisor", credentials: SUPERVISOR, privileges: [] });
   callers.push(await disabledAccountAdmin(world));
+  callers.push(trustedClientCaller(world));
   return callers;
+}
+
+let clientAddresses = 0;
+
+/**
+ * The world's trusted-access client, by its client_id and secret: they open the token endpoints
+ * (`trustedClient`) and nothing else, since they are no user's. Everywhere else each request of it
+ * is a failed Basic login, so it comes from an address of its own: the login throttle (tested in
+ * auth.test.ts) would otherwise answer 429 instead of 401 after ten.
+ */
+export function trustedClientCaller(world: World): Caller {
+  const address = () => ({ "CF-Connecting-IP": `10.254.${(clientAddresses >> 8) & 255}.${clientAddresses++ & 255}` });
+  return { label: "trustedClient", kind: "trustedClient", credentials: world.client, privileges: [], headers: address };
 }
 
 /** An administrator of another account, which is then disabled: it cannot sign in any more. */
@@ -90,8 +117,9 @@ export async function disabledAccountAdmin(world: World): Promise<Caller> {
   return { label: "disabledAccountAdmin", kind: "disabledAccount", credentials: as(admin), privileges: ["ROLE_ADMIN"] };
 }
 
-/** The caller the suites use to exercise an operation as someone allowed: the world's admin, else the supervisor. */
+/** The caller the suites use to exercise an operation as someone allowed: the world's client on the token endpoints, else its admin, else the supervisor. */
 export function allowedCaller(op: Operation, world: World): Credentials {
+  if (op.access === "trustedClient") return world.client;
   const admin: Caller = { label: "accountAdmin", kind: "accountAdmin", credentials: as(world.admin), privileges: ["ROLE_ADMIN"] };
   return expectedOutcome(op, admin) === "passes" ? admin.credentials : SUPERVISOR;
 }

@@ -20,6 +20,10 @@ export function fixtureGaps(operations: readonly Operation[]): string[] {
     if (op.requestBody && !entry?.bodies?.[op.method]) {
       gaps.push(`${op.key}: no valid body: add FIXTURES["${op.template}"].bodies.${op.method} in test/integration/harness/fixtures.ts (fresh names on every call)`);
     }
+    const required = op.parameters.filter((p) => p.in === "query" && p.required).map((p) => p.name);
+    if (required.length > 0 && !entry?.query?.[op.method]) {
+      gaps.push(`${op.key}: requires query members ${required.join(", ")}: add FIXTURES["${op.template}"].query.${op.method} in test/integration/harness/fixtures.ts (valid values)`);
+    }
   }
   return gaps;
 }

@@ -20,6 +20,8 @@ export interface ResponseDoc {
   headers?: Record<string, HeaderDoc>;
   content?: Record<string, { schema?: JsonSchema }>;
   "x-error-codes"?: string[];
+  /** On OAuth-style error responses ({error, error_description}): the OAuth `error` each errorCode is answered with. */
+  "x-oauth-errors"?: Record<string, string>;
 }
 
 export interface ParameterDoc {

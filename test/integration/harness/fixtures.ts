@@ -1,4 +1,6 @@
 import { as, call, createAccount, createGroup, createUser, PASSWORD, type TestUser } from "../helpers";
+import { inject } from "vitest";
+import { READER_PASSWORD, READER_USER } from "../../global-setup/fixture-data.mjs";
 import type { HttpMethod } from "./document";
 
 /**
@@ -19,6 +21,8 @@ export interface World {
   account: { id: string; name: string };
   /** An administrator of the account (Administrators group): owns the world's sources. */
   admin: TestUser;
+  /** Basic credentials (client_id, client_secret) of a trusted-access client restricted to the account. */
+  client: { username: string; password: string };
   /** A fresh name carrying the marker, valid for every kind of object (letters, digits, `_`). */
   name(prefix: string): string;
   /** One object per world and key, made on first use (a parent shared by the nested fixtures). */
@@ -35,6 +39,14 @@ export interface FixtureEntry {
    * naming `value` there, keyed by the member's path (`content[].principalId`).
    */
   references?: Record<string, (world: World, params: PathParams, value: string) => unknown>;
+  /** Valid query members for each method whose operation requires some (e.g. a date range). */
+  query?: Partial<Record<HttpMethod, (world: World, params: PathParams) => Record<string, string>>>;
+  /**
+   * Methods that create the object the path names when the caller's account has none with that id
+   * (an upsert by a client-chosen id, E6 PUT): another account's id is then free for the caller's
+   * own new object, so the tenancy matrix expects a creation that leaves the other's untouched.
+   */
+  upsertsById?: HttpMethod[];
 }
 
 let worlds = 0;
@@ -46,11 +58,13 @@ export async function createWorld(label: string): Promise<World> {
   const name = (prefix: string) => `${prefix}_${marker}_${(names++).toString(36)}`;
   const account = await createAccount(name("Account"));
   const admin = await createUser(account.id, { name: name("admin"), groups: ["Users", "Administrators"] });
+  const client = await createTrustedClient(name, account.id);
   const cache = new Map<string, Promise<unknown>>();
   return {
     marker,
     account,
     admin,
+    client: { username: client.client_id, password: client.client_secret },
     name,
     shared<T>(key: string, make: () => Promise<T>) {
       if (!cache.has(key)) cache.set(key, make());
@@ -63,6 +77,20 @@ export async function createWorld(label: string): Promise<World> {
 async function expectStatus(what: string, res: Awaited<ReturnType<typeof call>>, ...statuses: number[]) {
   if (!statuses.includes(res.status)) throw new Error(`fixture ${what}: expected ${statuses.join("/")}, got ${res.status} ${res.text.slice(0, 500)}`);
   return res;
+}
+
+/** A trusted-access client restricted to the account (its answer carries the only copy of its secret). */
+async function createTrustedClient(name: (prefix: string) => string, accountId: string): Promise<{ client_id: string; client_secret: string }> {
+  const res = await call("POST", "/api/trusted-access/clients", { body: { client_name: name("client"), access_token_validity_seconds: 3600, account_ids: [accountId] } });
+  return (await expectStatus("trusted-access client", res, 201)).json;
+}
+
+const trustedClientParams = async (world: World): Promise<PathParams> => ({ id: (await createTrustedClient(world.name, world.account.id)).client_id });
+
+/** A token of the world's admin, pulled by the world's client: its token_id names it. */
+async function tokenParams(world: World): Promise<PathParams> {
+  const res = await call("POST", "/api/trusted-access/pull/tokens", { as: world.client, body: { username: world.admin.username } });
+  return { tokenId: (await expectStatus("access token", res, 200)).json.token_id };
 }
 
 /** Native fields every fixture source has (their types: ATTRIBUTE, NUMBER, INTEGER, TIME). */
@@ -111,8 +139,83 @@ async function ensureQuota(world: World): Promise<PathParams> {
   return { accountId: world.account.id };
 }
 
+/** A FISCAL_445 calendar of the world's account (the periods routes also take the id `default`). */
+async function createCalendar(world: World): Promise<string> {
+  const res = await call("POST", "/api/calendars", { as: as(world.admin), body: fiscalCalendar(world) });
+  return (await expectStatus("calendar", res, 201)).json.id;
+}
+
+const fiscalCalendar = (world: World) => ({
+  type: "FISCAL_445",
+  name: world.name("Calendar"),
+  fiscal445: { yearEndWeekDay: "SATURDAY", yearEndsInLastWeek: false, yearEndIsoMonth: "JANUARY", quarterType: "QUARTER_454_WEEKS", leapWeekInMonth: 12 },
+});
+
+const calendarParams = async (world: World): Promise<PathParams> => ({ calendarId: await createCalendar(world) });
+
+/** A JSON dataset body: fresh name, the marker in the description and in the data (a leak of `data` shows too). */
+const jsonDataset = (world: World) => ({
+  name: world.name("dataset"),
+  description: `dataset of ${world.marker}`,
+  data: { records: [{ id: 12345678901234567890, price: 1.0, label: world.marker }] },
+});
+
+async function createJsonDataset(world: World): Promise<PathParams> {
+  const res = await call("POST", "/api/json-datasets", { as: as(world.admin), body: jsonDataset(world) });
+  return { id: (await expectStatus("JSON dataset", res, 201)).json.id };
+}
+
 const sourceParams = async (world: World): Promise<PathParams> => ({ sourceId: await createSource(world) });
 const sharedSourceParams = async (world: World): Promise<PathParams> => ({ sourceId: await sharedSource(world) });
+
+/** The sample PostgreSQL server of the global setup, as a connection's parameters (the reader role: it reads sales and hr). */
+function samplePostgresParameters() {
+  const { host, port, database } = inject("connectorServers").postgres;
+  return [
+    { key: "host", value: host },
+    { key: "port", value: String(port) },
+    { key: "database", value: database },
+    { key: "user", value: READER_USER },
+    { key: "password", value: READER_PASSWORD },
+    { key: "sslmode", value: "disable" },
+  ];
+}
+
+const connectionBody = (world: World) => ({ name: world.name("Connection"), connectionTypeId: "postgresql", allParameters: samplePostgresParameters() });
+
+async function createConnection(world: World): Promise<string> {
+  const res = await call("POST", "/api/connections", { as: as(world.admin), body: connectionBody(world) });
+  return (await expectStatus("connection", res, 201)).json.id;
+}
+
+/**
+ * The world's connection that bodies name (connectionId): its id is known before it exists (E6 PUT
+ * names it), so a body builder can name it; the route's `params` makes sure it exists first.
+ */
+const sharedConnectionId = (world: World) => `connection-${world.marker}`;
+
+async function ensureSharedConnection(world: World): Promise<string> {
+  return world.shared("connection", async () => {
+    const id = sharedConnectionId(world);
+    const res = await call("PUT", `/api/connections/${id}`, { as: as(world.admin), body: connectionBody(world) });
+    await expectStatus("shared connection", res, 201);
+    return id;
+  });
+}
+
+const sharedConnectionParams = async (world: World): Promise<PathParams> => ({ connectionId: await ensureSharedConnection(world) });
+
+const connectionTypeBody = (world: World) => ({ connectorId: "postgresql", name: world.name("ConnectionType"), description: `connection type of ${world.marker}` });
+
+/** A connection type (the supervisor's) that only the world's account may use: another account sees nothing of it. */
+async function createConnectionType(world: World): Promise<string> {
+  const res = await call("POST", "/api/connection/types", { body: connectionTypeBody(world) });
+  const id = (await expectStatus("connection type", res, 201)).json.id as string;
+  await expectStatus("connection type accounts", await call("PUT", `/api/connection/types/${id}/accounts`, { body: [world.account.id] }), 200);
+  return id;
+}
+
+const connectionTypeParams = async (world: World): Promise<PathParams> => ({ id: await createConnectionType(world) });
 
 export const FIXTURES: Record<string, FixtureEntry> = {
   "/api/accounts": {
@@ -141,12 +244,19 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     bodies: { PUT: (w) => ({ name: w.name("group"), description: `group of ${w.marker}` }) },
   },
   "/api/quota": {
-    bodies: { PUT: (w) => ({ accountId: w.account.id, quotas: [{ type: "SOURCE", limit: 10_000 }, { type: "CONNECTION", limit: 5 }] }) },
+    bodies: { PUT: (w) => ({ accountId: w.account.id, quotas: [{ type: "SOURCE", limit: 10_000 }, { type: "CONNECTION", limit: 10_000 }] }) },
   },
   "/api/quota/{accountId}": { params: ensureQuota },
   "/api/quota/refresh/{accountId}": { params: ensureQuota },
   "/api/sources": {
     bodies: { POST: (w) => ({ name: w.name("Source"), description: `source of ${w.marker}`, fields: [nativeField("amount", "DECIMAL")] }) },
+    references: {
+      // Inline fields must be NATIVE (a 400 either way), but the schema lets a derived one name a calendar.
+      "fields[].origin.derivedOrigin.calendarId": (w, _p, value) => ({
+        name: w.name("Source"),
+        fields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }],
+      }),
+    },
   },
   "/api/sources/{sourceId}": {
     params: sourceParams,
@@ -214,6 +324,114 @@ export const FIXTURES: Record<string, FixtureEntry> = {
       PATCH: () => ({ visible: false }),
     },
   },
+  "/api/calendars": {
+    bodies: { POST: (w) => ({ type: "MONTH_SHIFT", name: w.name("Calendar"), monthShift: -3 }) },
+  },
+  "/api/calendars/{calendarId}": {
+    params: calendarParams,
+    bodies: { PUT: fiscalCalendar },
+  },
+  "/api/calendars/{calendarId}/periods": {
+    params: calendarParams,
+    query: { GET: () => ({ from: "2026-01-01", to: "2027-12-31", type: "MONTH" }) },
+  },
+  "/api/calendars/{calendarId}/periods/at": {
+    params: calendarParams,
+    query: { GET: () => ({ date: "2027-03-15" }) },
+  },
+  "/api/json-datasets": {
+    bodies: { POST: jsonDataset },
+  },
+  "/api/json-datasets/{id}": {
+    params: createJsonDataset,
+    bodies: { PUT: jsonDataset },
+  },
+  "/api/trusted-access/clients": {
+    bodies: { POST: (w) => ({ client_name: w.name("client"), access_token_validity_seconds: 3600, account_ids: [w.account.id] }) },
+  },
+  "/api/trusted-access/clients/{id}": {
+    params: trustedClientParams,
+    bodies: { PATCH: (w) => ({ client_name: w.name("client"), access_token_validity_seconds: 7200 }) },
+  },
+  "/api/trusted-access/clients/{id}/secret": {
+    params: trustedClientParams,
+    bodies: { POST: () => ({ grace_period_seconds: 60 }) },
+  },
+  "/api/trusted-access/push/tokens": {
+    bodies: {
+      POST: (w) => ({ username: w.name("pushed"), account: w.account.name, fullname: `pushed user of ${w.marker}`, groups: ["Users"], attributes: [{ key: "region", values: ["emea"] }] }),
+    },
+  },
+  "/api/trusted-access/pull/tokens": {
+    bodies: { POST: (w) => ({ username: w.admin.username, account: w.account.name }) },
+  },
+  "/api/trusted-access/tokens/{tokenId}": { params: tokenParams },
+  "/api/folders": {
+    bodies: { POST: (w) => ({ folder_name: w.name("Folder"), description: `folder of ${w.marker}`, content_type: "DASHBOARDS" }) },
+    references: { parent_id: (w, _p, value) => ({ folder_name: w.name("Folder"), parent_id: value }) },
+  },
+  "/api/folders/tree-state": {
+    bodies: { PUT: () => ({ folder_ids: [] }) },
+    references: { folder_ids: (_w, _p, value) => ({ folder_ids: [value] }) },
+  },
+  "/api/folders/{id}": {
+    params: folderParams,
+    bodies: { PATCH: (w) => ({ description: `changed folder of ${w.marker}` }) },
+    references: { parent_id: (_w, _p, value) => ({ parent_id: value }) },
+  },
+  "/api/folders/{id}/children": { params: folderParams },
+  "/api/folders/{id}/contents": { params: folderParams },
+  "/api/folders/{id}/path": { params: folderParams },
+  "/api/folders/{id}/permissions": {
+    params: folderParams,
+    bodies: { PUT: (w) => ({ content: [{ principalType: "USER", principalId: w.admin.id, permissions: ["READ", "WRITE"] }] }) },
+    references: { "content[].principalId": (_w, _p, value) => ({ content: [{ principalType: "USER", principalId: value, permissions: ["READ"] }] }) },
+  },
+  "/api/folders/{id}/items/{itemType}/{itemId}": {
+    params: filedItemParams,
+    bodies: { PUT: (w) => ({ name: `dashboard of ${w.marker}` }) },
+  },
+  "/api/connection/types": {
+    bodies: { POST: connectionTypeBody },
+  },
+  "/api/connection/types/{id}": {
+    params: connectionTypeParams,
+    bodies: {
+      PUT: connectionTypeBody,
+      PATCH: (w) => ({ enabled: false, disabledMessage: `retired by ${w.marker}` }),
+    },
+  },
+  "/api/connection/types/{id}/accounts": {
+    params: connectionTypeParams,
+    bodies: { PUT: (w) => [w.account.id] },
+  },
+  "/api/connections": {
+    bodies: { POST: connectionBody },
+  },
+  "/api/connections/validate": {
+    bodies: { POST: connectionBody },
+  },
+  "/api/connections/{connectionId}": {
+    params: async (w) => ({ connectionId: await createConnection(w) }),
+    bodies: { PUT: connectionBody },
+    upsertsById: ["PUT"],
+  },
+  "/api/connections/{connectionId}/schema": { params: sharedConnectionParams },
+  "/api/connections/{connectionId}/schema/{schemaName}/describe": {
+    params: async (w) => ({ ...(await sharedConnectionParams(w)), schemaName: "sales" }),
+  },
+  "/api/connections/{connectionId}/preview": {
+    params: sharedConnectionParams,
+    bodies: { POST: () => ({ schema: "sales", table: "customers", limit: 5 }) },
+  },
+  "/api/sources/data-entities/describe": {
+    // No path parameters: this makes the connection the body names exist first.
+    params: async (w) => {
+      await ensureSharedConnection(w);
+      return {};
+    },
+    bodies: { POST: (w) => ({ connectionId: sharedConnectionId(w), schema: "sales", table: "customers" }) },
+  },
 };
 
 /**
@@ -231,15 +449,66 @@ export interface ReferenceTarget {
 
 export const REFERENCE_MEMBERS: Record<string, ReferenceTarget> = {
   accountId: { collection: "/api/accounts", value: async (w) => w.account.id },
+  account_ids: { collection: "/api/accounts", value: async (w) => w.account.id },
   principalId: { collection: "/api/users", value: (w) => w.shared("user", async () => (await createUser(w.account.id, { name: w.name("user") })).id) },
   sourceId: { collection: "/api/sources", value: (w) => sharedSource(w) },
   userId: { collection: "/api/users", value: (w) => w.shared("user", async () => (await createUser(w.account.id, { name: w.name("user") })).id) },
   groupId: { collection: "/api/groups", value: (w) => w.shared("group", async () => (await createGroup(w.account.id, w.name("group"))).id) },
-  connectionId: { collection: "/api/connections" },
-  calendarId: { collection: "/api/calendars" },
-  parent_id: { collection: "/api/folders" },
+  connectionId: { collection: "/api/connections", value: (w) => ensureSharedConnection(w) },
+  connectionTypeId: { collection: "/api/connection/types", value: (w) => w.shared("connectionType", () => createConnectionType(w)) },
+  folderId: { collection: "/api/folders", value: (w) => sharedFolder(w) },
+  connectorId: { notAReference: "names a connector of the service (postgresql, http-json, ...), not an object of an account" },
+  calendarId: { collection: "/api/calendars", value: (w) => w.shared("calendar", () => createCalendar(w)) },
+  parent_id: { collection: "/api/folders", value: (w) => sharedFolder(w) },
+  folder_ids: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   dataEntityId: { notAReference: "names a table of the source's remote database, not an object of this API" },
 };
 
 /** Member names that look like references to other objects. */
 export const REFERENCE_NAME = /^(?!id$).*(?:Id|Ids|ID|_id|_ids)$/;
+
+/** Every folder request carries the preview header. */
+const PREVIEW = { "X-Enable-Preview": "true" };
+
+/**
+ * A library root of the world's account, made by its admin, that every user of the account may
+ * READ (the built-in Users group holds READ): the matrices then see 403s for WRITE, CREATE,
+ * DELETE and ADMINISTER, not only 404s.
+ */
+async function createFolder(world: World): Promise<string> {
+  const made = await call("POST", "/api/folders", {
+    as: as(world.admin),
+    headers: PREVIEW,
+    body: { folder_name: world.name("Folder"), description: `folder of ${world.marker}`, content_type: "DASHBOARDS" },
+  });
+  const id = (await expectStatus("folder", made, 201)).json.id as string;
+  const usersGroup = await world.shared("usersGroup", async () => {
+    const res = await call("GET", `/api/groups?accountId=${world.account.id}&maxResults=1000`);
+    return (await expectStatus("groups", res, 200)).json.content.find((g: { name: string }) => g.name === "Users").id as string;
+  });
+  const granted = await call("PUT", `/api/folders/${id}/permissions`, {
+    as: as(world.admin),
+    headers: PREVIEW,
+    body: { content: [{ principalType: "GROUP", principalId: usersGroup, permissions: ["READ"] }] },
+  });
+  await expectStatus("folder permissions", granted, 200);
+  return id;
+}
+
+/** The world's folder that body members name (parent_id, folder_ids): never deleted by the harness. */
+function sharedFolder(world: World): Promise<string> {
+  return world.shared("folder", () => createFolder(world));
+}
+
+async function folderParams(world: World): Promise<PathParams> {
+  return { id: await createFolder(world) };
+}
+
+/** A dashboard filed in a fresh folder. */
+async function filedItemParams(world: World): Promise<PathParams> {
+  const id = await createFolder(world);
+  const itemId = world.name("dashboard");
+  const res = await call("PUT", `/api/folders/${id}/items/DASHBOARD/${itemId}`, { as: as(world.admin), headers: PREVIEW, body: { name: `dashboard of ${world.marker}` } });
+  await expectStatus("filed item", res, 201);
+  return { id, itemType: "DASHBOARD", itemId };
+}

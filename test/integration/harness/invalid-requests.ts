@@ -5,6 +5,7 @@ import type { Contract } from "./contract";
 import { fillTemplate, fillTemplateRaw, type Operation } from "./document";
 import type { PathParams } from "./fixtures";
 import { BROKEN_AUTHORIZATION, throwawayAddress, type BodyPlan, type RequestPlan } from "./request-plan";
+import { intendedPattern } from "./schemas";
 
 /**
  * INVALID requests for one operation: a valid request (real fixture ids, a valid body, an
@@ -18,6 +19,8 @@ export interface InvalidContext {
   contract: Contract;
   op: Operation;
   params: PathParams;
+  /** Valid query members (from the fixture registry) for operations that require some; else empty. */
+  query: Record<string, string>;
   /** A valid body (from the fixture registry) when the operation takes one. */
   body?: unknown;
   caller: Credentials;
@@ -94,6 +97,7 @@ export function invalidRequests(ctx: InvalidContext): InvalidCategory[] {
     category: current,
     method: op.method,
     path,
+    query: ctx.query,
     headers: { ...ctx.headers },
     body: ctx.body === undefined ? undefined : { json: ctx.body },
     as: ctx.caller,
@@ -127,7 +131,7 @@ export function invalidRequests(ctx: InvalidContext): InvalidCategory[] {
     }
   }
 
-  // Query members outside their documented range.
+  // Query members outside their documented range, or missing when required (the others keep their valid values).
   category("query");
   for (const param of op.parameters.filter((p) => p.in === "query")) {
     const schema = param.schema as Record<string, any>;
@@ -139,8 +143,15 @@ export function invalidRequests(ctx: InvalidContext): InvalidCategory[] {
       if (schema.type === "integer") values.push("1.5");
     }
     if (schema.type === "string" && schema.maxLength !== undefined) values.push("q".repeat(schema.maxLength + 1));
+    if (Array.isArray(schema.enum)) values.push("NOT_ONE_OF_THEM", "");
+    const mismatch = "not matching text";
+    if (typeof schema.pattern === "string" && !new RegExp(intendedPattern(schema.pattern), "u").test(mismatch)) values.push(mismatch);
     if (param.name === "pageToken") values.push("not-a-token-this-service-issued", "%%%");
-    for (const value of values) plans.push(base(`query ${param.name}=${value.length > 40 ? `${value.slice(0, 10)}…` : value}`, { query: { [param.name]: value } }));
+    for (const value of values) plans.push(base(`query ${param.name}=${value.length > 40 ? `${value.slice(0, 10)}…` : value}`, { query: { ...ctx.query, [param.name]: value } }));
+    if (param.required) {
+      const { [param.name]: _left, ...rest } = ctx.query;
+      plans.push(base(`query without the required ${param.name}`, { query: rest }));
+    }
   }
 
   // Every broken authentication state, and signed-in callers the operation refuses.
@@ -183,7 +194,9 @@ function bodyMutations(ctx: InvalidContext, base: (label: string, changes?: Part
       if (refused(withMember(body, member.at, "x".repeat(1_000_000)))) {
         plans.push(base(`1 MB string at ${label}`, { body: { base: body, at: member.at, bulk: { kind: "string", length: 1_000_000 } } }));
       }
-      plans.push(base(`body over the size cap (string at ${label})`, { body: { base: body, at: member.at, bulk: { kind: "string", length: 1_100_000 } } }));
+      // Past the operation's documented cap (`x-max-body-bytes`), else MAX_BODY_BYTES (1 MiB).
+      const cap: number = op.raw["x-max-body-bytes"] ?? 1_048_576;
+      plans.push(base(`body over the size cap (string at ${label})`, { body: { base: body, at: member.at, bulk: { kind: "string", length: cap + 50_000 } } }));
       for (const text of LONE_SURROGATES) plans.push(base(`lone surrogate at ${label}: ${JSON.stringify(text)}`, { body: { json: withMember(body, member.at, text) } }));
       const name = member.at[member.at.length - 1];
       if (typeof name === "string" && NAME_MEMBER.test(name)) {

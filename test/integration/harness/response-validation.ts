@@ -13,7 +13,8 @@ import { preview } from "./schemas";
  *    WWW-Authenticate on 401, X-API-Stability, Deprecation, ETag on 304, ...);
  *  - an error body's errorCode is one `x-error-codes` lists for that status, and its `status`
  *    and `requestId` members agree with the response.
- * A request that reaches no documented operation may only get the pipeline's generic answers.
+ * A request that reaches no documented operation may only get the pipeline's generic answers
+ * (as OAuth error bodies under /api/trusted-access/).
  */
 export interface Exchange {
   method: string;
@@ -37,6 +38,21 @@ const GENERIC_ANSWERS: Record<number, { errorCode?: string; header?: string }> =
   415: { errorCode: "UNSUPPORTED_MEDIA_TYPE" },
   // Authentication runs before routing under /api/, so its throttle can answer any path.
   429: { errorCode: "TOO_MANY_LOGIN_ATTEMPTS", header: "Retry-After" },
+};
+
+/**
+ * Under /api/trusted-access/ every answer, the pipeline's generic ones included, is an OAuth error
+ * body {error, error_description} (README, Trusted access): the `error` values each status may carry.
+ */
+const TRUSTED_ACCESS_PREFIX = "/api/trusted-access/";
+const GENERIC_OAUTH_ERRORS: Record<number, string[]> = {
+  401: ["invalid_client", "invalid_token"],
+  404: ["invalid_request"],
+  405: ["invalid_request"],
+  406: ["invalid_request"],
+  413: ["invalid_request"],
+  415: ["invalid_request"],
+  429: ["temporarily_unavailable"],
 };
 
 const JSON_MEDIA_TYPE = /^application\/(?:json|[\w.+-]+\+json)$/;
@@ -117,6 +133,26 @@ function checkBody(contract: Contract, operation: Operation, documented: Respons
   const compiled = contract.schemas.compile(schema, "response", `${operation.key} ${exchange.status} ${mediaType}`);
   for (const error of contract.schemas.errors(compiled, body)) violations.push(`body does not match ${compiled.origin}: ${error}`);
   checkErrorBody(body, exchange, documented["x-error-codes"], violations);
+  checkOAuthError(body, documented["x-oauth-errors"], exchange.status, violations);
+}
+
+/** An OAuth error body's `error` is one the response documents for its errorCodes. */
+function checkOAuthError(body: unknown, oauth: Record<string, string> | undefined, status: number, violations: string[]) {
+  if (!oauth || body === null || typeof body !== "object") return;
+  const error = (body as { error?: unknown }).error;
+  const allowed = [...new Set(Object.values(oauth))];
+  if (!allowed.includes(error as string)) violations.push(`OAuth error ${JSON.stringify(error)} is not one x-oauth-errors gives ${status} (${allowed.join(", ")})`);
+}
+
+/**
+ * The errorCodes an error answer stands for: its own `errorCode`, or for an OAuth error body the
+ * errorCodes that `x-oauth-errors` of its status maps to its `error` (several may share one).
+ */
+export function errorCodesOfAnswer(operation: Operation, status: number, body: any): string[] {
+  if (typeof body?.errorCode === "string") return [body.errorCode];
+  const oauth = operation.responses[String(status)]?.["x-oauth-errors"];
+  if (!oauth || typeof body?.error !== "string") return [];
+  return Object.keys(oauth).filter((code) => oauth[code] === body.error);
 }
 
 /** An error body agrees with its response: errorCode listed for the status; status, path and requestId echoed. */
@@ -159,6 +195,13 @@ function checkGenericAnswer(contract: Contract, exchange: Exchange, method: stri
     body = JSON.parse(exchange.text);
   } catch {
     violations.push("the body is not JSON");
+    return;
+  }
+  if (new URL(exchange.url).pathname.startsWith(TRUSTED_ACCESS_PREFIX)) {
+    const schema = contract.schemas.component("TrustedAccessError", "response");
+    for (const error of contract.schemas.errors(schema, body)) violations.push(`body does not match ${schema.origin}: ${error}`);
+    const allowed = GENERIC_OAUTH_ERRORS[exchange.status] ?? [];
+    if (!allowed.includes(body?.error)) violations.push(`OAuth error ${JSON.stringify(body?.error)} where the pipeline answers ${allowed.join(" or ")}`);
     return;
   }
   const schema = contract.schemas.component(exchange.status === 401 ? "ServletErrorMessage" : "ErrorMessage", "response");

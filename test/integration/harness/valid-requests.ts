@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { VENDOR_JSON, type Credentials } from "../helpers";
 import { arbitraryFromSchema } from "./arbitrary";
 import type { Contract } from "./contract";
-import { fillTemplate, type JsonSchema, type Operation } from "./document";
+import { deref, fillTemplate, type JsonSchema, type Operation } from "./document";
 import { FIXTURES, type PathParams, type World } from "./fixtures";
 import type { RequestPlan } from "./request-plan";
 
@@ -19,6 +19,8 @@ export interface ValidContext {
   op: Operation;
   world: World;
   params: PathParams;
+  /** Valid query members from the fixture registry, for operations that require some. */
+  query?: Record<string, string>;
   caller: Credentials;
   headers: Record<string, string>;
   /** Real ids of the world for reference members, by member name (`accountId`, `principalId`). */
@@ -34,6 +36,14 @@ const CONTENT_TYPES = [VENDOR_JSON, "application/json", "application/json; chars
 /** A value one time in six, else undefined. */
 const rarely = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });
 
+/** Whether a member's schema takes an array (alone, or beside null). */
+function holdsArray(contract: Contract, schema: JsonSchema): boolean {
+  const resolved = deref(contract.doc, schema);
+  if (typeof resolved !== "object") return false;
+  const types = [resolved.type, ...(resolved.anyOf ?? []).map((b: JsonSchema) => (typeof b === "object" ? deref(contract.doc, b) : b)).map((b: any) => b?.type)].flat();
+  return types.includes("array");
+}
+
 export function validRequestArbitrary(ctx: ValidContext): fc.Arbitrary<RequestPlan> {
   const { contract, op } = ctx;
   const options = {
@@ -41,7 +51,9 @@ export function validRequestArbitrary(ctx: ValidContext): fc.Arbitrary<RequestPl
     member: (name: string, schema: JsonSchema) => {
       const real = ctx.referenceValues[name];
       if (real === undefined) return undefined;
-      return fc.oneof({ weight: 4, arbitrary: fc.constant(real) }, { weight: 1, arbitrary: arbitraryFromSchema(schema, { doc: contract.doc }) });
+      // A member that lists ids (`account_ids`) gets the real id as its one item.
+      const value = holdsArray(contract, schema) ? [real] : real;
+      return fc.oneof({ weight: 4, arbitrary: fc.constant(value) }, { weight: 1, arbitrary: arbitraryFromSchema(schema, { doc: contract.doc }) });
     },
   };
 
@@ -55,10 +67,12 @@ export function validRequestArbitrary(ctx: ValidContext): fc.Arbitrary<RequestPl
   ) as fc.Arbitrary<PathParams>;
 
   const queryParams = op.parameters.filter((p) => p.in === "query");
-  const query = fc.record(
+  const generatedQuery = fc.record(
     Object.fromEntries(queryParams.map((p) => [p.name, arbitraryFromSchema(p.schema, options).map(String)])),
     { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name) },
   ) as fc.Arbitrary<Record<string, string>>;
+  // Generated members are valid one by one but rarely together (a date range may be reversed): the registry's query mostly.
+  const query = ctx.query ? fc.oneof({ weight: 3, arbitrary: fc.constant(ctx.query) }, { weight: 1, arbitrary: generatedQuery }) : generatedQuery;
 
   const builder = FIXTURES[op.template]?.bodies?.[op.method];
   // The registry's body is built last, for the path parameters drawn (a PUT's body names its path's object).

@@ -45,6 +45,12 @@ describe("access rules", () => {
     expect(isAllowed(user(["ROLE_ADMINISTER_USERS"]), { kind: "accountAdmin" })).toBe(false);
   });
 
+  it("lets every user of an account through accountMember, and not the supervisor, who belongs to none", () => {
+    expect(isAllowed(user([]), { kind: "accountMember" })).toBe(true);
+    expect(isAllowed(user(["ROLE_ADMIN"]), { kind: "accountMember" })).toBe(true);
+    expect(isAllowed(supervisor, { kind: "accountMember" })).toBe(false);
+  });
+
   it("checks a declared privilege", () => {
     expect(isAllowed(user(["ROLE_CREATE_SOURCES"]), { kind: "privilege", privilege: "ROLE_CREATE_SOURCES" })).toBe(true);
     expect(isAllowed(user([]), { kind: "privilege", privilege: "ROLE_CREATE_SOURCES" })).toBe(false);

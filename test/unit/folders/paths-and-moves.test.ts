@@ -59,6 +59,13 @@ describe("materialized paths", () => {
     expect(chainInPathOrder("/r/a/b/", rows)?.map((row) => row.id)).toEqual(["r", "a", "b"]);
     expect(chainInPathOrder("/r/a/b/", [{ id: "r" }, { id: "b" }])).toBeNull();
   });
+
+  it("place chains among rows already indexed by id, as when many chains share one load", () => {
+    const indexed = new Map(["b", "r", "a", "x"].map((id) => [id, { id }]));
+    expect(chainInPathOrder("/r/a/b/", indexed)?.map((row) => row.id)).toEqual(["r", "a", "b"]);
+    expect(chainInPathOrder("/r/x/", indexed)?.map((row) => row.id)).toEqual(["r", "x"]);
+    expect(chainInPathOrder("/r/missing/", indexed)).toBeNull();
+  });
 });
 
 describe("moves", () => {

@@ -5,6 +5,7 @@ import {
   folderCallerOf,
   mayChangeFolderAcl,
   mayCreateRootFolders,
+  mayDoOnFolder,
   mayReadFolder,
   resolveChain,
   resolveChildren,
@@ -171,20 +172,41 @@ describe("one walk and children pages", () => {
 });
 
 describe("seeding and switching ACLs", () => {
-  it("seeds a new root or EXPLICIT folder with its creator holding the five, and leaves a new INHERIT child empty", () => {
+  it("seeds a root with its creator holding the five, an EXPLICIT child with what it would inherit plus its creator, an INHERIT child with nothing", () => {
     const seeded = toUser("alice", "READ", "WRITE", "CREATE", "DELETE", "ADMINISTER");
-    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: true, inheritanceState: "INHERIT" })).toEqual(seeded);
-    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: true, inheritanceState: "EXPLICIT" })).toEqual(seeded);
-    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: false, inheritanceState: "EXPLICIT" })).toEqual(seeded);
-    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: false, inheritanceState: "INHERIT" })).toEqual([]);
+    const inheritedAcl = [...toUser("carol", "READ", "WRITE"), ...toGroup("analysts", "READ"), ...toUser("alice", "READ")];
+    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: true, inheritanceState: "INHERIT", inheritedAcl })).toEqual(seeded);
+    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: true, inheritanceState: "EXPLICIT", inheritedAcl })).toEqual(seeded);
+    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: false, inheritanceState: "EXPLICIT", inheritedAcl })).toEqual([
+      ...toUser("carol", "READ", "WRITE"),
+      ...toGroup("analysts", "READ"),
+      ...seeded,
+    ]);
+    expect(aclForNewFolder({ creatorUserId: "alice", isRoot: false, inheritanceState: "INHERIT", inheritedAcl })).toEqual([]);
   });
 
   it("lets the creator of a root keep access to what others create below it", () => {
-    const root = folder("root", { ownerId: "alice", acl: aclForNewFolder({ creatorUserId: "alice", isRoot: true, inheritanceState: "INHERIT" }) });
-    const bobs = folder("bobs", { ownerId: "bob", acl: aclForNewFolder({ creatorUserId: "bob", isRoot: false, inheritanceState: "INHERIT" }) });
+    const rootAcl = aclForNewFolder({ creatorUserId: "alice", isRoot: true, inheritanceState: "INHERIT", inheritedAcl: [] });
+    const root = folder("root", { ownerId: "alice", acl: rootAcl });
+    const bobs = folder("bobs", { ownerId: "bob", acl: aclForNewFolder({ creatorUserId: "bob", isRoot: false, inheritanceState: "INHERIT", inheritedAcl: rootAcl }) });
     const bobsGrandchild = folder("deeper", { ownerId: "bob" });
     expect(resolveFromChain([root, bobs], alice).permissions).toEqual(ALL);
     expect(resolveFromChain([root, bobs, bobsGrandchild], alice).permissions).toEqual(ALL);
+  });
+
+  it("an EXPLICIT child made by someone else keeps the root's creator in, exactly as an INHERIT child would", () => {
+    const rootAcl = [...aclForNewFolder({ creatorUserId: "alice", isRoot: true, inheritanceState: "INHERIT", inheritedAcl: [] }), ...toUser("bob", "READ", "CREATE")];
+    const root = folder("root", { ownerId: "alice", acl: rootAcl });
+    const asExplicit = folder("bobs", {
+      ownerId: "bob",
+      inheritanceState: "EXPLICIT",
+      acl: aclForNewFolder({ creatorUserId: "bob", isRoot: false, inheritanceState: "EXPLICIT", inheritedAcl: rootAcl }),
+    });
+    const asInherit = folder("bobs", { ownerId: "bob", acl: aclForNewFolder({ creatorUserId: "bob", isRoot: false, inheritanceState: "INHERIT", inheritedAcl: rootAcl }) });
+    for (const caller of [alice, bob, folderAdmin, { userId: "carol", groupIds: [], isFolderAdmin: false }]) {
+      expect(resolveFromChain([root, asExplicit], caller).permissions, caller.userId).toEqual(resolveFromChain([root, asInherit], caller).permissions);
+    }
+    expect(resolveFromChain([root, asExplicit], alice).permissions).toEqual(ALL);
   });
 
   it("INHERIT -> EXPLICIT copies the inherited ACL, so nobody's access changes", () => {
@@ -237,5 +259,23 @@ describe("privileges", () => {
     expect(mayChangeFolderAcl(["READ", "ADMINISTER"], set())).toBe(true);
     expect(mayChangeFolderAcl(["READ", "WRITE"], set())).toBe(false);
     expect(mayChangeFolderAcl([], set("ROLE_PERMISSION_FOLDERS"))).toBe(false);
+  });
+});
+
+describe("what operations need", () => {
+  it("nothing without READ: an unreadable folder is not found, whatever else an entry grants", () => {
+    expect(mayDoOnFolder(["WRITE", "CREATE", "DELETE"], "edit")).toBe(false);
+    expect(mayDoOnFolder(["READ", "WRITE"], "edit")).toBe(true);
+  });
+
+  it("creating inside and moving into need CREATE; editing, moving and filing need WRITE; deleting needs DELETE", () => {
+    expect(mayDoOnFolder(["READ", "CREATE"], "createInside")).toBe(true);
+    expect(mayDoOnFolder(["READ", "CREATE"], "moveInto")).toBe(true);
+    expect(mayDoOnFolder(["READ", "WRITE"], "createInside")).toBe(false);
+    expect(mayDoOnFolder(["READ", "WRITE"], "moveFolder")).toBe(true);
+    expect(mayDoOnFolder(["READ", "WRITE"], "changeContents")).toBe(true);
+    expect(mayDoOnFolder(["READ", "CREATE"], "changeContents")).toBe(false);
+    expect(mayDoOnFolder(["READ", "DELETE"], "delete")).toBe(true);
+    expect(mayDoOnFolder(["READ", "WRITE"], "delete")).toBe(false);
   });
 });

@@ -265,6 +265,7 @@ interface Tally {
   madeExplicit: number;
   madeInherit: number;
   created: number;
+  explicitChildren: number;
   creationsRefused: number;
 }
 
@@ -336,9 +337,18 @@ function applyStep(world: World, s: Step, tally: Tally): string {
         return `${what} (refused)`;
       }
       const creatorUserId = USERS[s.creator];
-      const acl = aclForNewFolder({ creatorUserId, isRoot: parent === null, inheritanceState: s.state });
+      const inheritedAcl = parent === null ? [] : aclEntriesOf(aclSourceOf(parent));
+      const acl = aclForNewFolder({ creatorUserId, isRoot: parent === null, inheritanceState: s.state, inheritedAcl });
       const created = world.add(parent, creatorUserId, s.state, parent === null && s.privateRoot, aclMapOf(acl));
       tally.created += 1;
+      if (parent !== null) {
+        // Created EXPLICIT or INHERIT, a child starts with the same permissions for everybody.
+        const inheritTwin: NaiveFolder = { ...created, state: "INHERIT", acl: new Map() };
+        for (const caller of world.callers) {
+          same(naiveResolve(created, caller).permissions, naiveResolve(inheritTwin, caller).permissions, `${what}: ${s.state} child for ${caller.userId}`);
+        }
+        if (s.state === "EXPLICIT") tally.explicitChildren += 1;
+      }
       return `${what}: ${created.id}`;
     }
     case "grant": {
@@ -354,7 +364,7 @@ function applyStep(world: World, s: Step, tally: Tally): string {
 
 describe("folder rules against a naive parent-walking model", () => {
   it("agree on permissions, inheritance, breadcrumbs, paths, depths and refusals after every step", () => {
-    const tally: Tally = { movesDone: 0, refusals: {}, madeExplicit: 0, madeInherit: 0, created: 0, creationsRefused: 0 };
+    const tally: Tally = { movesDone: 0, refusals: {}, madeExplicit: 0, madeInherit: 0, created: 0, explicitChildren: 0, creationsRefused: 0 };
     fc.assert(
       fc.property(scenario, (s) => {
         const world = buildWorld(s);
@@ -371,6 +381,7 @@ describe("folder rules against a naive parent-walking model", () => {
     expect(tally.madeExplicit).toBeGreaterThan(30);
     expect(tally.madeInherit).toBeGreaterThan(30);
     expect(tally.created).toBeGreaterThan(30);
+    expect(tally.explicitChildren).toBeGreaterThan(10);
     expect(tally.creationsRefused).toBeGreaterThan(3);
   }, 30_000);
 });
