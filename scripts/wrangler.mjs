@@ -14,9 +14,36 @@ export function assertNode22() {
   }
 }
 
-/** Environment for every wrangler call: no telemetry, no prompts. */
+/**
+ * Environment for every wrangler call: no telemetry, no prompts, and no download of the
+ * `Request.cf` object from workers.cloudflare.com (offline it prints a stack trace at every
+ * start; the placeholder it falls back to is what the API sees anyway).
+ */
 export function wranglerEnv(extra = {}) {
-  return { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: process.env.WRANGLER_LOG ?? "warn", ...extra };
+  return {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_LOG: process.env.WRANGLER_LOG ?? "warn",
+    CI: "true",
+    ...extra,
+  };
+}
+
+/** Runs a wrangler command quietly; on failure prints what it said, then throws. */
+export function runWranglerQuietly(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [wranglerBin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv() });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code === 0) return resolve(output);
+      process.stderr.write(output);
+      reject(new Error(`wrangler ${args.join(" ")} exited with ${code}`));
+    });
+  });
 }
 
 export function runWrangler(args, options = {}) {

@@ -4,30 +4,13 @@ import type { RoundTripCounter } from "../db/round-trips";
 import type { Principal } from "../domain/principal";
 import type { Config } from "./config";
 
-export interface Bindings {
-  DB: D1Database;
-  LOGIN_RATE_LIMITER?: RateLimit;
-  LOGIN_ADDRESS_RATE_LIMITER?: RateLimit;
-  SUPERVISOR_USERNAME?: string;
-  SUPERVISOR_PASSWORD?: string;
-  CONTEXT_PATH?: string;
-  MAX_BODY_BYTES?: string;
-  CREDENTIAL_CACHE_TTL_SECONDS?: string;
-  EXPOSE_D1_ROUND_TRIPS?: string;
-  PAGE_TOKEN_KEY?: string;
-  CORS_ALLOWED_ORIGINS?: string;
-  MAX_DATASET_BYTES?: string;
-  MAX_DATASETS_PER_ACCOUNT?: string;
-  MAX_FOLDER_DEPTH?: string;
-  /** Seals the secret parameters of connections (comma-separated to rotate); see routes/connections/secrets.ts. */
-  CONNECTION_SECRETS_KEY?: string;
-  /** Read by connectors/environment.ts. */
-  CONNECTOR_ALLOWED_HOSTS?: string;
-  CONNECTOR_CONNECT_TIMEOUT_MS?: string;
-  CONNECTOR_OPERATION_TIMEOUT_MS?: string;
-  CONNECTOR_MAX_RESPONSE_BYTES?: string;
-  CONNECTOR_HYPERDRIVE_BINDINGS?: string;
-}
+/**
+ * The Worker's bindings and vars, as `wrangler types` generates them from wrangler.toml and
+ * .dev.vars.example into worker-configuration.d.ts (`npm run types`; CI checks they are current).
+ * Secrets may be missing from a deployment, so the code treats each as optional.
+ */
+type Secret = "SUPERVISOR_USERNAME" | "SUPERVISOR_PASSWORD" | "PAGE_TOKEN_KEY" | "CONNECTION_SECRETS_KEY";
+export type Bindings = Omit<Env, Secret> & Partial<Pick<Env, Secret>>;
 
 export interface Variables {
   requestId: string;

@@ -49,7 +49,8 @@ describe("connectorEnvironment", () => {
   });
 
   it("takes the Worker's env as it is typed", () => {
-    const workerEnv: Bindings = { DB: {} as D1Database };
+    // Only what the connectors read is filled in; the rest of the Worker's env does not matter here.
+    const workerEnv = { DB: {} as D1Database, CONNECTOR_ALLOWED_HOSTS: "" } as Bindings;
     expect(connectorEnvironment(workerEnv).hostPolicy.allowsPublicHosts).toBe(true);
   });
 
