@@ -28,17 +28,20 @@ import { sourcesRouter } from "./routes/sources/sources.index";
 import { trustedAccessClientsRouter } from "./routes/trusted-access/clients.index";
 import { tokenEndpointsRouter, tokenRevocationRouter } from "./routes/trusted-access/tokens.index";
 import { usersRouter } from "./routes/users/users.index";
+import { currentUserRouter } from "./routes/current-user/current-user.index";
 import { connectionTypesRouter } from "./routes/connection-types/connection-types.index";
 import { connectionsRouter } from "./routes/connections/connections.index";
 import { dataEntitiesRouter } from "./routes/data-entities/data-entities.index";
+import { materializedViewsRouter } from "./routes/materialized-views/materialized-views.index";
 
 /**
  * The request pipeline, in order: request id; draining of unread request bodies; config; security
- * headers; CORS (answers preflights before authentication); media types; conditional GET (ETag,
- * 304); the database handle; the public routes (health, OpenAPI document, docs); authentication;
- * then the resource sub-apps, whose routes each check their stability mark and access rule, read
- * the JSON body (size cap, strict UTF-8, no lone surrogates, nesting), validate, then run the
- * handler. Errors anywhere become the bodies of lib/errors.ts (onError).
+ * headers; CORS (answers preflights before authentication); conditional GET (ETag, 304); media
+ * types (the answer's type negotiated, 406, 415); the database handle; the public routes (health,
+ * OpenAPI document, docs); authentication; then the resource sub-apps, whose routes each check
+ * their stability mark and access rule, read the JSON body (size cap, strict UTF-8, no lone
+ * surrogates, nesting), validate, then run the handler. Errors anywhere become the bodies of
+ * lib/errors.ts (onError).
  */
 export function createApp(contextPath = "") {
   const app = new OpenAPIHono<AppEnv>();
@@ -52,8 +55,9 @@ export function createApp(contextPath = "") {
   });
   app.use("*", securityHeaders);
   app.use("*", corsPolicy);
-  app.use(`${contextPath}/api/*`, mediaType);
+  // Conditional GET outside media types: a list page's ETag digests the media type it was sent in.
   app.use("*", conditionalGet);
+  app.use(`${contextPath}/api/*`, mediaType);
   app.use("*", database);
 
   const api = createRouter();
@@ -63,6 +67,7 @@ export function createApp(contextPath = "") {
   api.use("/api/*", authenticate);
   api.route("/api/accounts", accountsRouter);
   api.route("/api/users", usersRouter);
+  api.route("/api/user", currentUserRouter);
   api.route("/api/groups", groupsRouter);
   api.route("/api/quota", quotasRouter);
   api.route("/api/sources", sourcesRouter);
@@ -77,6 +82,7 @@ export function createApp(contextPath = "") {
   api.route("/api/connection/types", connectionTypesRouter);
   api.route("/api/connections", connectionsRouter);
   api.route("/api/sources/data-entities", dataEntitiesRouter);
+  api.route("/api/materialized-views", materializedViewsRouter);
 
   app.route(contextPath || "/", api);
   app.notFound((c) => {

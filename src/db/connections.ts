@@ -91,14 +91,14 @@ export function connectionsOfType(db: Database, typeId: string) {
     .all();
 }
 
+/** The sources that name a connection. Batchable. */
 export function sourcesOfConnection(db: Database, accountId: string, connectionId: string) {
   return db
     .select({ id: sources.id, name: sources.name })
     .from(sources)
     .where(and(eq(sources.accountId, accountId), eq(sources.connectionId, connectionId)))
     .orderBy(asc(sources.name))
-    .limit(MAX_USERS_LISTED + 1)
-    .all();
+    .limit(MAX_USERS_LISTED + 1);
 }
 
 // ---------------------------------------------------------------- guards inside write batches
@@ -122,12 +122,16 @@ export function refuseUnlessConnectionExists(db: Database, accountId: string, co
   );
 }
 
-/** For deleting a connection: refuses while a source of the account names it (one created meanwhile included). */
+/**
+ * For deleting a connection: refuses while a source or a materialized view of the account names it
+ * (one created meanwhile included; a view's target connection is also held by its foreign key).
+ */
 export function refuseIfConnectionUsed(db: Database, accountId: string, connectionId: string) {
   return refuseWhen(
     db,
     "connection_in_use",
-    sql`EXISTS (SELECT 1 FROM sources WHERE sources.account_id = ${accountId} AND sources.connection_id = ${connectionId})`,
+    sql`(EXISTS (SELECT 1 FROM sources WHERE sources.account_id = ${accountId} AND sources.connection_id = ${connectionId})
+      OR EXISTS (SELECT 1 FROM materialized_views mv WHERE mv.account_id = ${accountId} AND mv.target_connection_id = ${connectionId}))`,
   );
 }
 

@@ -35,10 +35,19 @@ function grantsOf(principal: Principal): SQL<string> {
 
 /** A query for one source in the caller's scope, with the facts its permission derives from. Batchable. */
 export function selectSourceWithAccess(db: Database, principal: Principal, sourceId: string) {
+  return selectSourcesWithAccess(db, principal, eq(sources.id, sourceId));
+}
+
+/**
+ * Sources in the caller's scope that meet `condition`, with the facts their permission derives
+ * from (read with permissionOn / requireSource). Batchable. The condition is written as for a
+ * single-table select: spell columns out with their table inside subqueries.
+ */
+export function selectSourcesWithAccess(db: Database, principal: Principal, condition: SQL) {
   return db
     .select({ source: sources, grants: grantsOf(principal) })
     .from(sources)
-    .where(scoped(sources.accountId, scopeOf(principal), eq(sources.id, sourceId)));
+    .where(scoped(sources.accountId, scopeOf(principal), condition));
 }
 
 export type SourceWithAccess = { source: typeof sources.$inferSelect; grants: string };

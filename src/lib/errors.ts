@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, description: "No such object in the caller's account." },
   ROUTE_NOT_FOUND: { status: 404, description: "No endpoint has this path." },
   METHOD_NOT_ALLOWED: { status: 405, description: "The endpoint does not take this method; `Allow` lists those it does." },
-  NOT_ACCEPTABLE: { status: 406, description: "The Accept header excludes every JSON media type." },
+  NOT_ACCEPTABLE: { status: 406, description: "The Accept header excludes every JSON media type the service speaks." },
   DUPLICATED: { status: 409, description: "The name is already taken (400 on the custom-metric endpoints, as the spec fixes)." },
   QUOTA_EXCEEDED: { status: 409, description: "Creating the object would exceed the account's quota." },
   DEFAULT_ACCOUNT_PROTECTED: { status: 409, description: "The default account cannot be deleted or disabled." },
@@ -32,7 +32,7 @@ export const ERROR_CODES = {
   CANNOT_DELETE_SELF: { status: 409, description: "A user cannot delete itself." },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is larger than the configured limit." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is not application/vnd.service.v3+json or application/json." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is in none of the JSON media types the service speaks (application/vnd.service.v3+json, application/json, application/vnd.composer.v3+json, application/vnd.zoomdata+json)." },
   TOO_MANY_LOGIN_ATTEMPTS: { status: 429, description: "Too many failed logins from this address (for this username, or across usernames); retry after `Retry-After` seconds." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected error; quote the request id when reporting it." },
   TOO_MANY_PERIODS: { status: 400, description: "The calendar periods asked for are more than one answer may list (10,000); the message gives their count." },
@@ -50,7 +50,7 @@ export const ERROR_CODES = {
   FOLDER_NOT_EMPTY: { status: 409, description: "The folder still holds subfolders or items." },
   CONNECTION_TYPE_IN_USE: { status: 409, description: "Connections use the connection type; `problems` lists them." },
   CONNECTION_TYPE_DISABLED: { status: 409, description: "The connection type is disabled (the message is its disabledMessage) or no longer available to the account: it takes no new connections, changes or validations." },
-  CONNECTION_IN_USE: { status: 409, description: "Sources use the connection; `problems` lists them." },
+  CONNECTION_IN_USE: { status: 409, description: "Sources or materialized views use the connection; `problems` lists them." },
   CONNECTION_DISABLED: { status: 409, description: "The connection is disabled: enable it to list, describe or preview its data." },
   CONNECTION_SECRETS_UNAVAILABLE: { status: 409, description: "Secret parameter values cannot be stored or read: CONNECTION_SECRETS_KEY is not set, or no longer holds the key a stored value was sealed with." },
   HOST_NOT_ALLOWED: { status: 403, description: "The data store's host is outside the hosts this service may reach (CONNECTOR_ALLOWED_HOSTS); nothing was contacted." },
@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   DATA_STORE_INVALID_RESPONSE: { status: 422, description: "The data store answered with something the connector cannot read." },
   DATA_STORE_RESPONSE_TOO_LARGE: { status: 422, description: "The data store's answer is larger than CONNECTOR_MAX_RESPONSE_BYTES." },
   DATA_STORE_ERROR: { status: 422, description: "The data store answered with an error of its own; the message quotes it." },
+  TOO_MANY_MATERIALIZED_VIEWS: { status: 409, description: "The account already has the most materialized views it may have (100)." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -191,8 +192,8 @@ function oauthDescription(error: ApiError): string {
 /** Builds the response of an error in the body the spec names for its status and endpoint. */
 export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
   const path = new URL(c.req.url).pathname;
-  // Set here: errors thrown by the media-type middleware itself, and errors outside /api, never pass its rewrite.
-  const headers: Record<string, string> = { ...error.headers, "Content-Type": VENDOR_JSON };
+  // The type negotiated for the request (src/middleware/media-type); outside /api, the service's own.
+  const headers: Record<string, string> = { ...error.headers, "Content-Type": c.get("mediaType") ?? VENDOR_JSON };
   let body: unknown;
   if (isTrustedAccessPath(path, c.get("config")?.contextPath)) {
     body = { error: oauthErrorOf(error.errorCode, error.status), error_description: oauthDescription(error) };

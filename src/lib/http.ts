@@ -74,6 +74,12 @@ export function auditForUpdate(principal: Principal, now = new Date()) {
   return { lastModifiedByUserId: principal.id, lastModifiedDate: now.toISOString() };
 }
 
+/** What a PATCH writes: the members its body sends (those left out are kept), a new revision, the audit of the update. */
+export function patchChanges<T extends object>(body: T, principal: Principal) {
+  const sent = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as Partial<T>;
+  return { ...sent, revision: newRevision(), ...auditForUpdate(principal) };
+}
+
 /** The audit members as the API spells them. */
 export function auditOut(row: AuditColumns) {
   return {

@@ -3,9 +3,9 @@ import type { Access } from "../domain/principal";
 import { authenticateClient } from "../middleware/authenticate/client";
 import { authorize } from "../middleware/authorize";
 import { defaultBodyCap, readJsonBody, type BodyCap } from "../middleware/request-body";
-import { stability, type Stability } from "../middleware/stability";
+import { stability, SUNSET, type Stability } from "../middleware/stability";
 import { ERROR_CODES, OAUTH_ERRORS, oauthErrorOf, type ErrorCode } from "./errors";
-import { VENDOR_JSON } from "./media-types";
+import { JSON_MEDIA_TYPES, VENDOR_JSON, type JsonMediaType } from "./media-types";
 
 /**
  * Route declarations. `defineRoute` is the only way routes are made: it attaches the route's
@@ -83,18 +83,22 @@ export function orNull<T extends z.ZodType>(schema: T) {
   return z.union([schema, z.null()]);
 }
 
-/** A JSON response body, served as the vendor media type. */
-export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
-  return { description, content: { [VENDOR_JSON]: { schema } } };
+/**
+ * The same schema under every JSON media type the service speaks (src/lib/media-types.ts): a body
+ * is read in any of them, and an answer is written in the one negotiated from Accept.
+ */
+export function jsonMediaTypes<T>(schema: T) {
+  return Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, { schema }])) as { [K in JsonMediaType]: { schema: T } };
 }
 
-/** A required JSON request body, accepted as the vendor media type or plain application/json. */
+/** A JSON response body, in the media type negotiated for the request. */
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: jsonMediaTypes(schema) };
+}
+
+/** A required JSON request body, in any JSON media type the service speaks. */
 export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
-  return {
-    required: true,
-    description,
-    content: { "application/json": { schema }, [VENDOR_JSON]: { schema } },
-  };
+  return { required: true, description, content: jsonMediaTypes(schema) };
 }
 
 export const noContent = { description: "Done; no body." };
@@ -161,7 +165,9 @@ function commonHeaders(mark: Stability | undefined): Record<string, HeaderDoc> {
   return {
     "X-Request-Id": header("Id of the request: the caller's sane X-Request-Id, or one made by the service."),
     ...(mark === "experimental" || mark === "preview" ? { "X-API-Stability": header("`experimental`: this operation may change.") } : {}),
-    ...(mark === "deprecated" ? { Deprecation: header("`true`: this operation is deprecated.") } : {}),
+    ...(mark === "deprecated"
+      ? { Deprecation: header("`true`: this operation is deprecated."), Sunset: header(`When this operation stops working (RFC 8594): \`${SUNSET}\`.`) }
+      : {}),
   };
 }
 
@@ -221,7 +227,7 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
         list.map((code) => `\`${code}\`${oauth ? ` (\`${oauth[code]}\`)` : ""}: ${ERROR_CODES[code].description}`).join(" ") +
         (status === 400 && problemLevels ? problemLevelsNote(problemLevels) : ""),
       headers: { ...common, ...(ERROR_HEADERS[status] ?? {}) },
-      content: { [VENDOR_JSON]: { schema } },
+      content: jsonMediaTypes(schema),
       "x-error-codes": list,
       ...(oauth ? { "x-oauth-errors": oauth } : {}),
       ...(status === 400 && problemLevels ? { "x-problem-levels": problemLevels } : {}),

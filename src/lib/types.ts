@@ -3,6 +3,7 @@ import type { Database } from "../db/client";
 import type { RoundTripCounter } from "../db/round-trips";
 import type { Principal } from "../domain/principal";
 import type { Config } from "./config";
+import type { JsonMediaType } from "./media-types";
 
 /**
  * The Worker's bindings and vars, as `wrangler types` generates them from wrangler.toml and
@@ -23,6 +24,8 @@ export interface Variables {
   client?: TrustedClient;
   /** The request body's text exactly as sent, for routes that store JSON byte for byte. */
   rawJsonBody?: string;
+  /** The JSON media type negotiated for the answer (src/middleware/media-type); unset outside /api. */
+  mediaType?: JsonMediaType;
 }
 
 export interface AppEnv {

@@ -25,6 +25,7 @@ const ACCOUNT_MEMBERS = [
   "id",
   "lastModifiedByUserID",
   "lastModifiedDate",
+  "links",
   "name",
   "numberOfUsers",
   "replyToAddress",
@@ -61,6 +62,7 @@ describe("accounts", () => {
       lastModifiedByUserID: "supervisor",
     });
     expect(res.headers.get("Location")).toBe(`/api/accounts/${res.json.id}`);
+    expect(res.json.links).toEqual([{ rel: "self", href: res.headers.get("Location") }]);
     expect(res.headers.get("ETag")).toMatch(/^"[^"]+"$/);
 
     const fetched = await call("GET", res.headers.get("Location")!);

@@ -1,16 +1,18 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { ERROR_CODES } from "../../src/lib/errors";
 import { assertConformant } from "./harness/response-validation";
+import { fetchWorker } from "./harness/worker";
 
 /**
- * Test helpers: every request goes through the real Worker (`exports.default.fetch`) with the
- * real local D1. Nothing here bypasses the pipeline except `dbSnapshot`, which reads tables
+ * Test helpers: every request goes through the real Worker (`exports.default.fetch`, or behind a
+ * context path the default export of src/index.ts with CONTEXT_PATH set: harness/worker.ts) with
+ * the real local D1. Nothing here bypasses the pipeline except `dbSnapshot`, which reads tables
  * directly to prove that a rejected request changed nothing.
  *
  * Every response `call` receives is checked against the OpenAPI document the Worker serves
- * (test/integration/harness/response-validation.ts): documented status, content type, body
- * schema and required headers. A response that breaks the contract fails the test that caused
+ * (test/integration/harness/response-validation.ts): documented status, content type (and the
+ * one the request negotiated), body schema and required headers. A response that breaks the contract fails the test that caused
  * it, whatever the test itself asserts.
  */
 export const SUPERVISOR = { username: "supervisor", password: "supervisor-test-password" };
@@ -30,6 +32,11 @@ export interface CallOptions {
   body?: unknown;
   rawBody?: BodyInit;
   headers?: Record<string, string>;
+  /**
+   * Serves the request from the Worker configured with this CONTEXT_PATH (e.g. "/composer"; the
+   * path must then start with it), and checks the response against the document served there.
+   */
+  contextPath?: string;
   /**
    * Skips the contract check of the response. Only for requests that deliberately bypass the
    * contract (say why at the call site); never to silence a response the contract refuses.
@@ -77,9 +84,10 @@ async function read(response: Response): Promise<CallResult> {
  */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
   const request = buildRequest(method, path, options);
-  const result = await read(await exports.default.fetch(request));
+  const result = await read(await fetchWorker(request, options.contextPath));
   if (!options.unchecked) {
-    await assertConformant({ method: request.method, url: request.url, status: result.status, headers: result.headers, text: result.text });
+    const exchange = { method: request.method, url: request.url, status: result.status, headers: result.headers, text: result.text, requestHeaders: request.headers };
+    await assertConformant(exchange, options.contextPath);
   }
   return result;
 }
@@ -173,10 +181,13 @@ export async function rowsOfAccount(accountId: string): Promise<Record<string, n
   return counts;
 }
 
-/** Asserts a generic ErrorMessage body with the given status and errorCode (and, if given, exactly these distinct problem names). */
-export function expectError(res: CallResult, status: number, errorCode: keyof typeof ERROR_CODES, problemNames?: string[]) {
+/**
+ * Asserts a generic ErrorMessage body with the given status and errorCode (and, if given, exactly these distinct problem names),
+ * sent in `mediaType` (the vendor type unless the request negotiated another).
+ */
+export function expectError(res: CallResult, status: number, errorCode: keyof typeof ERROR_CODES, problemNames?: string[], mediaType = VENDOR_JSON) {
   expect({ status: res.status, errorCode: res.json?.errorCode }, res.text).toEqual({ status, errorCode });
-  expect(res.headers.get("Content-Type")).toBe(VENDOR_JSON);
+  expect(res.headers.get("Content-Type")).toBe(mediaType);
   const body = res.json;
   expect(body).toMatchObject({
     error: expect.any(String),

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { PRIVILEGES } from "../../src/domain/privileges";
 import { ERROR_CODES } from "../../src/lib/errors";
+import { JSON_MEDIA_TYPES } from "../../src/lib/media-types";
 import { call, VENDOR_JSON } from "./helpers";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
@@ -58,7 +59,7 @@ describe("the OpenAPI document", () => {
     expect(operations.length).toBeGreaterThan(10);
     const res = await call("GET", "/api/openapi.json", { as: null });
     expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
-    expect(Object.keys(doc.paths["/api/openapi.json"].get.responses["200"].content)).toEqual(["application/json"]);
+    expect(Object.keys(doc.paths["/api/openapi.json"].get.responses["200"].content).sort()).toEqual([...JSON_MEDIA_TYPES].sort());
   });
 
   it("lists exactly the (method, path) pairs the app serves", () => {
@@ -165,11 +166,26 @@ describe("the OpenAPI document", () => {
       const where = `${method} ${path}`;
       expect(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s)), where).toBe(true);
       if (!op.requestBody) continue;
-      expect(Object.keys(op.requestBody.content).sort(), where).toEqual(["application/json", VENDOR_JSON].sort());
+      expect(Object.keys(op.requestBody.content).sort(), where).toEqual([...JSON_MEDIA_TYPES].sort());
       expect(op.responses["400"]["x-error-codes"], where).toEqual(expect.arrayContaining(["VALIDATION_FAILED", "MALFORMED_JSON"]));
       expect(op.responses["413"]["x-error-codes"], where).toContain("PAYLOAD_TOO_LARGE");
       expect(op.responses["415"]["x-error-codes"], where).toContain("UNSUPPORTED_MEDIA_TYPE");
     }
+  });
+
+  it("every JSON body, request or response, is documented under each spoken media type with one schema", () => {
+    let bodies = 0;
+    for (const { method, path, op } of operations) {
+      const contents = [["request", op.requestBody?.content], ...Object.entries(op.responses).map(([status, r]: [string, any]) => [status, r.content])];
+      for (const [where, content] of contents as [string, Record<string, { schema: unknown }> | undefined][]) {
+        if (!content || path === "/docs") continue;
+        bodies++;
+        expect(Object.keys(content).sort(), `${method} ${path} ${where}`).toEqual([...JSON_MEDIA_TYPES].sort());
+        const schemas = new Set(Object.values(content).map((c) => JSON.stringify(c.schema)));
+        expect(schemas.size, `${method} ${path} ${where}`).toBe(1);
+      }
+    }
+    expect(bodies).toBeGreaterThan(100);
   });
 
   it("parameter-free GET operations answer the supervisor with a media type their 2xx response declares", async () => {

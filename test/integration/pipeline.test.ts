@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { normaliseContextPath } from "../../src/lib/config";
-import { buildRequest, call, dbSnapshot, expectError, expectUnauthenticated, unique, VENDOR_JSON, type CallOptions } from "./helpers";
+import { buildRequest, call, createAccount, dbSnapshot, expectError, expectUnauthenticated, unique, VENDOR_JSON, type CallOptions } from "./helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -34,20 +34,67 @@ describe("request id", () => {
 });
 
 describe("media types", () => {
-  it("answers JSON as the vendor media type", async () => {
+  const COMPOSER = "application/vnd.composer.v3+json";
+  const ZOOMDATA = "application/vnd.zoomdata+json";
+  const typeOf = (res: { headers: Headers }) => res.headers.get("Content-Type");
+
+  it("answers JSON as the vendor media type when nothing asks for another", async () => {
     const res = await call("GET", "/api/accounts");
-    expect(res.headers.get("Content-Type")).toBe(VENDOR_JSON);
+    expect(typeOf(res)).toBe(VENDOR_JSON);
+    expect(res.headers.get("Vary")).toMatch(/Accept, Content-Type/);
   });
 
-  it.each([VENDOR_JSON, "application/json", "application/json; charset=utf-8", `${VENDOR_JSON};charset=UTF-8`])(
-    "accepts a body sent as %s",
+  it.each([VENDOR_JSON, "application/json", COMPOSER, ZOOMDATA, "application/json; charset=utf-8", `${VENDOR_JSON};charset=UTF-8`, `${COMPOSER}; charset=utf-8`, `${ZOOMDATA}; version=1`])(
+    "accepts a body sent as %s, and answers in its type when there is no Accept",
     async (type) => {
       const res = await call("POST", "/api/accounts", { body: { name: unique("media") }, headers: { "Content-Type": type } });
       expect(res.status).toBe(201);
+      expect(typeOf(res)).toBe(type.split(";")[0]);
     },
   );
 
-  it.each(["text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"])(
+  it.each([
+    [COMPOSER, COMPOSER],
+    [ZOOMDATA, ZOOMDATA],
+    ["application/json", "application/json"],
+    ["application/vnd.zoomdata.v2+json,application/vnd.zoomdata+json", ZOOMDATA],
+    [`application/json, ${COMPOSER}`, "application/json"],
+    [`application/json;q=0.5, ${COMPOSER}`, COMPOSER],
+    [`${COMPOSER};q=0.2, application/*;q=0.9`, VENDOR_JSON],
+    ["application/json;q=0, */*", VENDOR_JSON],
+    ["text/html, */*;q=0.1", VENDOR_JSON],
+    [`${ZOOMDATA}; charset=utf-8`, ZOOMDATA],
+  ])("negotiates Accept: %s → %s", async (accept, expected) => {
+    const res = await call("GET", "/api/accounts", { headers: { Accept: accept } });
+    expect(res.status).toBe(200);
+    expect(typeOf(res)).toBe(expected);
+  });
+
+  it("a wildcard Accept answers in the request's own type", async () => {
+    const res = await call("GET", "/api/accounts", { headers: { Accept: "*/*", "Content-Type": COMPOSER } });
+    expect(typeOf(res)).toBe(COMPOSER);
+  });
+
+  it("error bodies follow the same negotiation", async () => {
+    const missing = await call("GET", "/api/accounts/no-such-account", { headers: { Accept: ZOOMDATA } });
+    expectError(missing, 404, "NOT_FOUND", [], ZOOMDATA);
+    const anonymous = await call("GET", "/api/accounts", { as: null, headers: { "Content-Type": COMPOSER } });
+    expect(anonymous.status).toBe(401);
+    expect(typeOf(anonymous)).toBe(COMPOSER);
+    // A 406 cannot be in a type the client accepts: it is written in the request's own type if it is one of ours.
+    expectError(await call("GET", "/api/accounts", { headers: { Accept: "text/html", "Content-Type": ZOOMDATA } }), 406, "NOT_ACCEPTABLE", [], ZOOMDATA);
+    expectError(await call("POST", "/api/accounts", { rawBody: "{}", headers: { Accept: COMPOSER, "Content-Type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE", [], COMPOSER);
+  });
+
+  it("a list page's ETag differs by media type", async () => {
+    const vendor = await call("GET", "/api/accounts");
+    const composer = await call("GET", "/api/accounts", { headers: { Accept: COMPOSER } });
+    expect(vendor.headers.get("ETag")).not.toBe(composer.headers.get("ETag"));
+    const again = await call("GET", "/api/accounts", { headers: { Accept: COMPOSER, "If-None-Match": composer.headers.get("ETag")! } });
+    expect(again.status).toBe(304);
+  });
+
+  it.each(["text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/vnd.zoomdata.v2+json"])(
     "refuses a body sent as %s (415) and changes nothing",
     async (type) => {
       const before = await dbSnapshot();
@@ -64,19 +111,38 @@ describe("media types", () => {
     expect(await dbSnapshot()).toEqual(before);
   });
 
-  it.each(["*/*", "application/*", "application/json", VENDOR_JSON, "text/html, application/json;q=0.5", "application/problem+json"])(
-    "serves Accept: %s",
-    async (accept) => {
-      expect((await call("GET", "/api/accounts", { headers: { Accept: accept } })).status).toBe(200);
-    },
-  );
+  it.each([COMPOSER, ZOOMDATA, "text/plain", "application/xml"])("never refuses a request without a body for its Content-Type %s", async (type) => {
+    const account = await createAccount();
+    expect((await call("GET", `/api/accounts/${account.id}`, { headers: { "Content-Type": type } })).status).toBe(200);
+    // A write that needs a body and has none is told so (400), whatever its Content-Type says.
+    const answeredIn = type === COMPOSER || type === ZOOMDATA ? type : VENDOR_JSON;
+    expectError(await call("PUT", `/api/accounts/${account.id}`, { headers: { "Content-Type": type } }), 400, "MALFORMED_JSON", ["body"], answeredIn);
+    expect((await call("DELETE", `/api/accounts/${account.id}`, { headers: { "Content-Type": type } })).status).toBe(204);
+  });
 
-  it.each(["text/html", "application/xml", "text/*", "application/json;q=0", "image/png, text/plain"])(
+  it("never refuses a GET for a body it does not read", async () => {
+    // A GET whose headers announce a body in a foreign type (a fetch Request cannot carry the bytes; the length says they came).
+    const res = await call("GET", "/api/accounts", { headers: { "Content-Type": "text/plain", "Content-Length": "5" } });
+    expect(res.status).toBe(200);
+    expect(typeOf(res)).toBe(VENDOR_JSON);
+  });
+
+  it.each(["*/*", "application/*", "application/json", VENDOR_JSON, COMPOSER, ZOOMDATA, "text/html, application/json;q=0.5"])("serves Accept: %s", async (accept) => {
+    expect((await call("GET", "/api/accounts", { headers: { Accept: accept } })).status).toBe(200);
+  });
+
+  it.each(["text/html", "application/xml", "text/*", "application/json;q=0", "image/png, text/plain", "application/problem+json", "application/vnd.zoomdata.v2+json", "garbage"])(
     "answers 406 to Accept: %s",
     async (accept) => {
       expectError(await call("GET", "/api/accounts", { headers: { Accept: accept } }), 406, "NOT_ACCEPTABLE");
     },
   );
+
+  it("serves the OpenAPI document as plain JSON unless another spoken type is asked for", async () => {
+    expect(typeOf(await call("GET", "/api/openapi.json", { as: null }))).toBe("application/json; charset=UTF-8");
+    expect(typeOf(await call("GET", "/api/openapi.json", { as: null, headers: { Accept: "*/*" } }))).toBe("application/json; charset=UTF-8");
+    expect(typeOf(await call("GET", "/api/openapi.json", { as: null, headers: { Accept: COMPOSER } }))).toBe(`${COMPOSER}; charset=UTF-8`);
+  });
 });
 
 describe("request bodies", () => {
@@ -148,7 +214,8 @@ describe("routing", () => {
 
 describe("CONTEXT_PATH", () => {
   const fetchWith = async (contextPath: string, method: string, path: string, options: CallOptions = {}) => {
-    const bindings = Object.assign(Object.create(env) as typeof env, { CONTEXT_PATH: contextPath });
+    // A copy: assigning on Object.create(env) would set CONTEXT_PATH on the env of every later test.
+    const bindings = { ...env, CONTEXT_PATH: contextPath };
     const ctx = createExecutionContext();
     const request = buildRequest(method, path, options) as Parameters<typeof worker.fetch>[0];
     const response = await worker.fetch(request, bindings, ctx);

@@ -531,6 +531,8 @@ describe("E16 GET /api/dashboards/sources (deprecated)", () => {
     const res = await call("GET", "/api/dashboards/sources", { as: as(owner) });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get("Deprecation")).toBe("true");
+    // Deprecated operations also say when they stop working (RFC 8594).
+    expect(res.headers.get("Sunset")).toBe("Fri, 31 Dec 2027 23:59:59 GMT");
     expect(res.headers.get("Content-Type")).toBe(VENDOR_JSON);
     expect(res.json).toEqual({
       content: [

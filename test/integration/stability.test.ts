@@ -63,14 +63,16 @@ describe("stability marks", () => {
     expect(res.headers.get("X-API-Stability")).toBe("experimental");
   });
 
-  it("deprecated: a Deprecation header, on errors too", async () => {
+  it("deprecated: Deprecation and Sunset headers, on errors too", async () => {
     const ok = await get("/deprecated");
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Deprecation")).toBe("true");
+    expect(ok.headers.get("Sunset")).toBe("Fri, 31 Dec 2027 23:59:59 GMT");
     expect(ok.headers.get("X-API-Stability")).toBeNull();
     const failing = await get("/deprecated-failing");
     expect(failing.status).toBe(404);
     expect(failing.headers.get("Deprecation")).toBe("true");
+    expect(failing.headers.get("Sunset")).toBe("Fri, 31 Dec 2027 23:59:59 GMT");
   });
 
   it("no mark: neither header", async () => {
@@ -78,5 +80,6 @@ describe("stability marks", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("X-API-Stability")).toBeNull();
     expect(res.headers.get("Deprecation")).toBeNull();
+    expect(res.headers.get("Sunset")).toBeNull();
   });
 });

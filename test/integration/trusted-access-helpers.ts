@@ -33,10 +33,13 @@ export async function bearerFor(client: TestClient, username: string): Promise<{
   return { bearer: res.json.access_token, tokenId: res.json.token_id };
 }
 
-/** Asserts an OAuth error body `{error, error_description}` with the given status and code (and nothing else). */
-export function expectOAuthError(res: CallResult, status: number, error: string) {
+/**
+ * Asserts an OAuth error body `{error, error_description}` with the given status and code (and nothing else), sent in
+ * `mediaType` (the vendor type unless the request negotiated another).
+ */
+export function expectOAuthError(res: CallResult, status: number, error: string, mediaType = VENDOR_JSON) {
   expect({ status: res.status, error: res.json?.error }, res.text).toEqual({ status, error });
-  expect(res.headers.get("Content-Type")).toBe(VENDOR_JSON);
+  expect(res.headers.get("Content-Type")).toBe(mediaType);
   expect(Object.keys(res.json).sort()).toEqual(["error", "error_description"]);
   expect(res.json.error_description.length).toBeGreaterThan(0);
   if (status === 401) expect(res.headers.get("WWW-Authenticate")).toMatch(error === "invalid_token" ? /^Bearer .*error="invalid_token"/ : /^Basic /);

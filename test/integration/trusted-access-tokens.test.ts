@@ -203,7 +203,8 @@ describe("client authentication of the token endpoints", () => {
 
   it("refuses before reading the body: a bad client with a broken body is still 401", async () => {
     const res = await call("POST", "/api/trusted-access/pull/tokens", { as: null, rawBody: "{not json", headers: { "Content-Type": "application/json" } });
-    expectOAuthError(res, 401, "invalid_client");
+    // Without Accept, answered in the request's own media type.
+    expectOAuthError(res, 401, "invalid_client", "application/json");
   });
 
   it("throttles failures per (address, client_id): 429 after ten; the right secret from elsewhere, and user logins from there, still work", async () => {

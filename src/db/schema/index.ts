@@ -16,3 +16,4 @@ export * from "./batch-guards";
 export * from "./trusted-access";
 export * from "./folders";
 export * from "./connections";
+export * from "./materialized-views";

@@ -24,6 +24,8 @@ export const sources = sqliteTable(
   },
   (t) => [
     uniqueIndex("sources_account_name_unique").on(t.accountId, t.name),
+    // The parent key of materialized_views (account_id, source_id): a view names a source of its own account.
+    uniqueIndex("sources_account_id_unique").on(t.accountId, t.id),
     // A connection's sources: deleting a connection asks whether any source still names it.
     index("sources_connection").on(t.accountId, t.connectionId),
   ],

@@ -8,7 +8,8 @@
  * - INVALID_NUMBER: NaN, an infinity, or text that is not a plain decimal number.
  * - UNKNOWN_NAME: no such field or custom metric in the source.
  * - CIRCULAR_REFERENCE: derived fields or custom metrics that expand into themselves.
- * - INVALID_EXPRESSION: a formula that does not parse or misplaces an aggregate.
+ * - INVALID_EXPRESSION: a formula that does not parse or misplaces an aggregate; with the
+ *   source's types, any member the expression checker refuses (SUM over text, ...).
  * - TOO_LARGE: expanding fields and metrics inline would give an unreasonably long query.
  * - INVALID_DEFINITION: a materialized view definition member with a wrong value or shape.
  * - DUPLICATE_COLUMN: two selected columns would get the same name.

@@ -14,5 +14,5 @@ export type {
   ViewFilter,
   ViewMetric,
 } from "./materialized-view";
-export { FILTER_OPERATIONS, materializedViewQuery, SIMPLE_METRIC_TYPES } from "./materialized-view";
+export { FILTER_OPERATIONS, materializedViewQuery, MAX_VIEW_QUERY_LENGTH, SIMPLE_METRIC_TYPES } from "./materialized-view";
 export type { SqlNames, SqlSource, SqlSourceField, SqlTable } from "./source";

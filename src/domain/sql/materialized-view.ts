@@ -1,4 +1,4 @@
-import { parseExpression, type CallArgument, type Expression, type SourcePosition } from "../expression";
+import { checkExpressionTree, parseExpression, type CallArgument, type Expression, type ExpressionLevel, type SourcePosition } from "../expression";
 import { ansiDialect } from "./ansi";
 import type { SqlDialect } from "./dialect";
 import { attributeTo, SqlGenerationError } from "./errors";
@@ -16,7 +16,16 @@ import type { SqlSource } from "./source";
  *
  * Problems come back as SqlGenerationError whose `member` names the definition member at
  * fault, e.g. `definition.aggregations[0].field.name`, or `source.table` for the table.
+ * When the source carries its data types (`SqlSource.types`), every member is also checked
+ * by the expression checker before it is written: a TERMS field, a filter's field and value,
+ * a metric's aggregate over its field, a formula.
  */
+
+/**
+ * The longest query a view may have, in characters: fields and metrics are written inline, so a
+ * few names can stand for a great deal of SQL, and the query is stored with the view.
+ */
+export const MAX_VIEW_QUERY_LENGTH = 65_536;
 
 /** Only AGG definitions have a query; the API's other variant is not described. */
 export interface MaterializedViewDefinition {
@@ -73,7 +82,8 @@ export function materializedViewQuery(definition: MaterializedViewDefinition, so
     throw definitionError("definition.metrics", "A definition needs at least one aggregation or metric");
   }
 
-  const columns = new SelectList(dialect);
+  const budget = new LengthBudget();
+  const columns = new SelectList(dialect, budget);
   const groupBy: string[] = [];
   aggregations.forEach((aggregation, index) => {
     const member = `definition.aggregations[${index}]`;
@@ -81,9 +91,11 @@ export function materializedViewQuery(definition: MaterializedViewDefinition, so
       throw definitionError(`${member}.type`, `Only TERMS aggregations are supported, got ${describe(aggregation.type)}`);
     }
     const fieldName = referencedName(aggregation.field, `${member}.field`);
+    checkTypes(nameNode(fieldName), "row", source, `${member}.field.name`);
     const sql = attributeTo(`${member}.field.name`, () => expressionToSql(nameNode(fieldName), "row", source, dialect));
     columns.add(sql, fieldName, `${member}.field.name`);
-    groupBy.push(sql);
+    // Written twice: in the select list and in GROUP BY.
+    groupBy.push(budget.spend(sql, `${member}.field.name`));
   });
 
   metrics.forEach((metric, index) => {
@@ -91,7 +103,10 @@ export function materializedViewQuery(definition: MaterializedViewDefinition, so
     columns.add(sql, column, member);
   });
 
-  const conditions = (definition.filters ?? []).map((filter, index) => filterCondition(filter, `definition.filters[${index}]`, source, dialect));
+  const conditions = (definition.filters ?? []).map((filter, index) => {
+    const member = `definition.filters[${index}]`;
+    return budget.spend(filterCondition(filter, member, source, dialect), member);
+  });
 
   const lines = [`SELECT ${columns.sql()}`, `FROM ${attributeTo("source.table", () => tableName(source, dialect))}`];
   if (conditions.length > 0) lines.push(`WHERE ${conditions.join(" AND ")}`);
@@ -105,12 +120,29 @@ function tableName(source: SqlSource, dialect: SqlDialect): string {
   return schema === undefined ? table : `${dialect.quoteIdentifier(schema)}.${table}`;
 }
 
+/** Counts the query's characters as its pieces are written, and stops at MAX_VIEW_QUERY_LENGTH. */
+class LengthBudget {
+  private used = 0;
+
+  /** Answers `sql`, or refuses it (TOO_LARGE, at `member`) when the query would pass the limit. */
+  spend(sql: string, member: string): string {
+    this.used += sql.length;
+    if (this.used > MAX_VIEW_QUERY_LENGTH) {
+      throw new SqlGenerationError("TOO_LARGE", `The view's query would be longer than ${MAX_VIEW_QUERY_LENGTH} characters`, member);
+    }
+    return sql;
+  }
+}
+
 /** The select list, refusing two columns of one name (a view cannot have them). */
 class SelectList {
   private readonly items: string[] = [];
   private readonly memberByColumn = new Map<string, string>();
 
-  constructor(private readonly dialect: SqlDialect) {}
+  constructor(
+    private readonly dialect: SqlDialect,
+    private readonly budget: LengthBudget,
+  ) {}
 
   add(sql: string, column: string, member: string): void {
     const taken = this.memberByColumn.get(column);
@@ -118,7 +150,7 @@ class SelectList {
       throw new SqlGenerationError("DUPLICATE_COLUMN", `The column name '${column}' is already used by ${taken}`, member);
     }
     this.memberByColumn.set(column, member);
-    this.items.push(`${sql} AS ${attributeTo(member, () => this.dialect.quoteIdentifier(column))}`);
+    this.items.push(this.budget.spend(`${sql} AS ${attributeTo(member, () => this.dialect.quoteIdentifier(column))}`, member));
   }
 
   sql(): string {
@@ -141,11 +173,13 @@ function metricColumn(metric: ViewMetric, member: string, source: SqlSource, dia
   if (metric.formula !== undefined) {
     const column = requireFormulaName(metric, member);
     const formula = parseFormula(metric.formula, `${member}.formula`);
+    checkTypes(formula, "aggregate", source, `${member}.formula`, { showPosition: true });
     return { sql: attributeTo(`${member}.formula`, () => expressionToSql(formula, "aggregate", source, dialect)), column, member: `${member}.formulaName` };
   }
   if (metric.formulaName !== undefined) {
     const column = requireFormulaName(metric, member);
     // A bare name at aggregate level is a custom metric of the source.
+    checkTypes(nameNode(column), "aggregate", source, `${member}.formulaName`);
     const sql = attributeTo(`${member}.formulaName`, () => expressionToSql(nameNode(column), "aggregate", source, dialect));
     return { sql, column, member: `${member}.formulaName` };
   }
@@ -159,6 +193,9 @@ function metricColumn(metric: ViewMetric, member: string, source: SqlSource, dia
     return { sql: expressionToSql(callNode("COUNT", { kind: "star", position: NOWHERE }), "aggregate", source, dialect), column: "count", member: `${member}.type` };
   }
   const fieldName = referencedName(metric.field, `${member}.field`);
+  // The field first (does it exist, is it a field), then whether the aggregate takes its type.
+  checkTypes(nameNode(fieldName), "row", source, `${member}.field.name`);
+  checkTypes(callNode(type, nameNode(fieldName)), "aggregate", source, `${member}.type`);
   const sql = attributeTo(`${member}.field.name`, () => expressionToSql(callNode(type, nameNode(fieldName)), "aggregate", source, dialect));
   return { sql, column: `${type.toLowerCase()}_${fieldName}`, member: `${member}.field.name` };
 }
@@ -239,8 +276,13 @@ function filterCondition(filter: ViewFilter, member: string, source: SqlSource, 
   const fieldMember = `${member}.path.name`;
   const valueMember = `${member}.value`;
   // Field problems are reported at the path, value problems at the value.
+  checkTypes(field, "row", source, fieldMember);
   attributeTo(fieldMember, () => expressionToSql(field, "row", source, dialect));
-  const condition = (expression: Expression): string => attributeTo(valueMember, () => expressionToSql(expression, "row", source, dialect));
+  const condition = (expression: Expression): string => {
+    // A condition is checked as what it is: the WHERE of the view's aggregates.
+    checkTypes(callNode("COUNT", { kind: "star", position: NOWHERE }, expression), "aggregate", source, valueMember);
+    return attributeTo(valueMember, () => expressionToSql(expression, "row", source, dialect));
+  };
   const { value } = filter;
 
   switch (operation as FilterOperation) {
@@ -270,6 +312,10 @@ function filterCondition(filter: ViewFilter, member: string, source: SqlSource, 
       return condition({ kind: "isNull", negated: operation === "IS_NOT_NULL", operand: field, position: NOWHERE });
     case "CONTAINS": {
       if (typeof value !== "string") throw definitionError(valueMember, "CONTAINS needs a text value");
+      const fieldType = source.types?.fields.get(field.name)?.dataType;
+      if (fieldType !== undefined && fieldType !== "TEXT" && fieldType !== "ATTRIBUTE") {
+        throw new SqlGenerationError("INVALID_EXPRESSION", `CONTAINS needs a text field; '${field.name}' is ${fieldType}`, fieldMember);
+      }
       const pattern = `%${escapeLikeWildcards(value)}%`;
       const operand = expressionToSqlOperand(field, "row", source, dialect);
       const literal = attributeTo(valueMember, () => dialect.stringLiteral(pattern));
@@ -287,12 +333,25 @@ function escapeLikeWildcards(text: string): string {
 
 const NOWHERE: SourcePosition = { offset: 0, line: 1, column: 1 };
 
-function nameNode(name: string): Expression {
+function nameNode(name: string): Expression & { kind: "name" } {
   return { kind: "name", name, position: NOWHERE };
 }
 
-function callNode(name: string, argument: CallArgument): Expression {
-  return { kind: "call", name, args: [argument], filter: null, position: NOWHERE };
+function callNode(name: string, argument: CallArgument, filter: Expression | null = null): Expression {
+  return { kind: "call", name, args: [argument], filter, position: NOWHERE };
+}
+
+/**
+ * With the source's types, checks `expression` as the checker checks a custom metric
+ * ("aggregate") or a derived field ("row"). The trees built here from a definition's members
+ * have no place in any text, so only a formula's errors say where (line and column).
+ */
+function checkTypes(expression: Expression, level: ExpressionLevel, source: SqlSource, member: string, options: { showPosition?: boolean } = {}): void {
+  if (source.types === undefined) return;
+  const result = checkExpressionTree(expression, source.types, level);
+  if (result.ok) return;
+  const { message, line, column } = result.error;
+  throw new SqlGenerationError("INVALID_EXPRESSION", options.showPosition ? `${message} (line ${line}, column ${column})` : message, member);
 }
 
 function scalarNode(value: unknown, member: string): Expression {

@@ -1,4 +1,4 @@
-import type { Expression } from "../expression";
+import type { Expression, ExpressionContext } from "../expression";
 
 /**
  * What SQL generation needs to know about a data source, as plain data: the caller loads
@@ -9,6 +9,13 @@ export interface SqlSource {
   readonly fields: ReadonlyMap<string, SqlSourceField>;
   /** Custom metrics by name: parsed aggregate-level expressions. */
   readonly metrics: ReadonlyMap<string, Expression>;
+  /**
+   * The data types of the fields and metrics, for the expression checker. When given,
+   * materializedViewQuery checks each member of a definition with it before writing it
+   * (SUM over text, a text value compared with a number, a custom metric where a field
+   * belongs). expressionToSql never reads it: types are the checker's business.
+   */
+  readonly types?: ExpressionContext;
 }
 
 export interface SqlTable {

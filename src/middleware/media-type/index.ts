@@ -1,45 +1,37 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../lib/errors";
-import { VENDOR_JSON } from "../../lib/openapi";
+import { JSON_MEDIA_TYPES, jsonMediaTypeOf, negotiate, VENDOR_JSON } from "../../lib/media-types";
 import type { AppEnv } from "../../lib/types";
 
-const JSON_BODY = /^application\/(json|vnd\.service\.v3\+json)\s*(;\s*charset=[\w-]+\s*)?$/i;
-const ACCEPTABLE_RANGES = new Set(["*/*", "application/*", "application/json", VENDOR_JSON]);
+const SPOKEN = JSON_MEDIA_TYPES.join(", ");
 
 /**
- * Media types: bodies must be the vendor type or application/json (415 otherwise); an Accept
- * that excludes every JSON type is refused (406); JSON responses go out as the vendor type.
+ * Media types (the rule is src/lib/media-types.ts):
+ *  - the answer's type is negotiated from Accept (406 when it excludes every spoken JSON type) and
+ *    kept as `mediaType` for the error bodies; JSON answers are sent in it;
+ *  - a request WITH a body must send it in a spoken type (415 otherwise); a request without a
+ *    body is never refused for its Content-Type (clients send theirs on every GET and DELETE),
+ *    nor is a GET, whose body nothing reads.
  */
 export const mediaType: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const accept = c.req.header("Accept");
-  if (accept && !acceptsJson(accept)) {
-    throw new ApiError("NOT_ACCEPTABLE", `Accept must allow ${VENDOR_JSON} or application/json`);
-  }
-  if (hasBody(c.req.raw)) {
-    const contentType = c.req.header("Content-Type") ?? "";
-    if (!JSON_BODY.test(contentType)) {
-      throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be ${VENDOR_JSON} or application/json`);
-    }
-  }
+  const requestType = jsonMediaTypeOf(c.req.header("Content-Type"));
+  const answer = negotiate(c.req.header("Accept"), requestType);
+  // Even a refusal is written in a type the client may read: its own, or the service's.
+  c.set("mediaType", answer ?? requestType ?? VENDOR_JSON);
+  // The answer's type depends on these two request headers: caches must key on them.
+  c.header("Vary", "Accept, Content-Type", { append: true });
+  if (!answer) throw new ApiError("NOT_ACCEPTABLE", `Accept must allow one of ${SPOKEN}`);
+  if (takesBody(c.req.method) && hasBody(c.req.raw) && !requestType) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be one of ${SPOKEN}`);
   await next();
-  // Only what c.json() sets by default: a handler that chose its own type (the OpenAPI document's
-  // "application/json; charset=UTF-8") keeps it.
-  if (c.res.headers.get("Content-Type") === "application/json") {
-    c.res.headers.set("Content-Type", VENDOR_JSON);
-  }
+  // Only what c.json() sets by default: a handler that chose its own type (the OpenAPI document) keeps it.
+  if (c.res.headers.get("Content-Type") === "application/json") c.res.headers.set("Content-Type", answer);
 };
+
+/** A GET's (or HEAD's) body has no meaning (RFC 9110 section 9.3.1): it is never read, so never refused. */
+const takesBody = (method: string) => method !== "GET" && method !== "HEAD";
 
 function hasBody(request: Request): boolean {
   const length = request.headers.get("Content-Length");
   if (length !== null) return length !== "0";
   return request.body !== null && request.headers.has("Transfer-Encoding");
-}
-
-export function acceptsJson(accept: string): boolean {
-  return accept.split(",").some((part) => {
-    const [range = "", ...params] = part.split(";").map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith("q="));
-    if (q && Number(q.slice(2)) === 0) return false;
-    return ACCEPTABLE_RANGES.has(range) || /^application\/[\w.-]+\+json$/.test(range);
-  });
 }

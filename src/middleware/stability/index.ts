@@ -5,16 +5,26 @@ import type { AppEnv } from "../../lib/types";
 /**
  * - experimental: responses carry `X-API-Stability: experimental`;
  * - preview: experimental, and the request must carry `X-Enable-Preview: true` (any case);
- * - deprecated: responses carry `Deprecation: true`.
+ * - deprecated: responses carry `Deprecation: true` and `Sunset` (the date the operation goes away).
  * Headers are set before `next()` too, so that error responses built later carry them.
  */
 export type Stability = "experimental" | "preview" | "deprecated";
+
+/**
+ * When deprecated operations stop working (RFC 8594): one date for all of them, the end of 2027,
+ * a year past the release that marks materialized views deprecated here. As an HTTP-date:
+ * "Fri, 31 Dec 2027 23:59:59 GMT".
+ */
+export const SUNSET = new Date("2027-12-31T23:59:59Z").toUTCString();
 
 function headersOf(mark: Stability | undefined): [string, string][] {
   return mark === "experimental" || mark === "preview"
     ? [["X-API-Stability", "experimental"]]
     : mark === "deprecated"
-      ? [["Deprecation", "true"]]
+      ? [
+          ["Deprecation", "true"],
+          ["Sunset", SUNSET],
+        ]
       : [];
 }
 

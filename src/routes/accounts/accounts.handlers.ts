@@ -1,13 +1,16 @@
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import type { Context } from "hono";
 import { invalidateAccount } from "../../auth/cache";
 import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
 import { accounts, groups, type AccountAttribute } from "../../db/schema";
-import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
+import { refuseBesideWrapper } from "../../lib/aliases";
+import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
-import type { AccountWrite } from "./accounts.schemas";
+import type { AppEnv } from "../../lib/types";
+import type { AccountCreate, AccountWrite } from "./accounts.schemas";
 import type * as routes from "./accounts.routes";
 
 type AccountRow = typeof accounts.$inferSelect & { numberOfUsers: number };
@@ -23,7 +26,7 @@ function selectAccounts(db: Database) {
 }
 
 /** Secured attribute values are write-only: they never leave the service. */
-function toAccount(row: AccountRow) {
+function toAccount(c: Context<AppEnv>, row: AccountRow) {
   return {
     id: row.id,
     name: row.name,
@@ -32,6 +35,7 @@ function toAccount(row: AccountRow) {
     replyToAddress: row.replyToAddress ?? null,
     senderDisplayName: row.senderDisplayName ?? null,
     attributes: row.attributes.map((a) => (a.isSecured ? { key: a.key, isSecured: true } : a)),
+    links: [{ rel: "self" as const, href: `${c.get("config").contextPath}/api/accounts/${encodeURIComponent(row.id)}` }],
     ...auditOut(row),
   };
 }
@@ -55,11 +59,22 @@ function mergeAttributes(sent: AccountWrite["attributes"], stored: AccountAttrib
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const rows = await selectAccounts(c.get("db")).orderBy(asc(accounts.name)).all();
-  return c.json({ content: rows.map(toAccount) }, 200);
+  return c.json({ content: rows.map((row) => toAccount(c, row)) }, 200);
 };
 
+/** The account a create body describes: its top-level members, or those inside the reference product's `account`. */
+function accountToCreate(body: AccountCreate): AccountWrite {
+  const { account, users: _none, ...topLevel } = body;
+  if (account) {
+    refuseBesideWrapper("account", topLevel);
+    return account;
+  }
+  if (topLevel.name === undefined) throw invalid("body.name", "Invalid input: expected string, received undefined");
+  return { ...topLevel, name: topLevel.name, disabled: topLevel.disabled ?? false, attributes: topLevel.attributes ?? [] };
+}
+
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
-  const body = c.req.valid("json");
+  const body = accountToCreate(c.req.valid("json"));
   const db = c.get("db");
   const audit = auditForCreate(c.get("principal"));
   const id = crypto.randomUUID();
@@ -87,20 +102,20 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   }
   c.header("Location", locationOf(c, id));
   c.header("ETag", etagOf(values.revision));
-  return c.json(toAccount({ ...values, isDefault: false, numberOfUsers: 0 }), 201);
+  return c.json(toAccount(c, { ...values, isDefault: false, numberOfUsers: 0 }), 201);
 };
 
 export const getByName: AppRouteHandler<typeof routes.getByName> = async (c) => {
   const row = await selectAccounts(c.get("db")).where(eq(accounts.name, c.req.valid("param").name)).get();
   if (!row) throw notFound("Account");
   c.header("ETag", etagOf(row.revision));
-  return c.json(toAccount(row), 200);
+  return c.json(toAccount(c, row), 200);
 };
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
   const row = await findAccount(c.get("db"), c.req.valid("param").id);
   c.header("ETag", etagOf(row.revision));
-  return c.json(toAccount(row), 200);
+  return c.json(toAccount(c, row), 200);
 };
 
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
@@ -143,7 +158,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   if (updated.length === 0) throw new ApiError("PRECONDITION_FAILED", "The account was changed concurrently; reload it and retry");
   invalidateAccount(id);
   c.header("ETag", etagOf(changes.revision));
-  return c.json(toAccount({ ...current, ...changes }), 200);
+  return c.json(toAccount(c, { ...current, ...changes }), 200);
 };
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {

@@ -1,5 +1,5 @@
 import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent } from "../../lib/openapi";
-import { AccountListSchema, AccountNameParamSchema, AccountSchema, AccountWriteSchema } from "./accounts.schemas";
+import { AccountCreateSchema, AccountListSchema, AccountNameParamSchema, AccountSchema, AccountWriteSchema } from "./accounts.schemas";
 
 const tags = ["Accounts"];
 const supervisor = { kind: "supervisor" } as const;
@@ -20,7 +20,7 @@ export const create = defineRoute({
   summary: "Create an account with its Administrators and Users groups",
   access: supervisor,
   errors: ["DUPLICATED"],
-  request: { body: jsonBody(AccountWriteSchema) },
+  request: { body: jsonBody(AccountCreateSchema) },
   responses: { 201: jsonContent(AccountSchema, "The account was created") },
 });
 

@@ -19,24 +19,57 @@ export const AccountSchema = z
     replyToAddress: z.string().nullable(),
     senderDisplayName: z.string().nullable(),
     attributes: z.array(AttributeSchema),
+    links: z
+      .array(z.object({ rel: z.literal("self"), href: z.string() }).openapi("AccountLink"))
+      .openapi({
+        readOnly: true,
+        description:
+          "`[{rel: \"self\", href}]`: the account's own path (as in `Location`). Older clients of the reference product (its v2 API's " +
+          "hypermedia links) read the account's id from the end of `links[0].href`.",
+      }),
     ...auditMembers,
   })
   .openapi("Account");
 
+const AttributesSchema = z
+  .array(AttributeSchema)
+  .max(100)
+  .refine((list) => new Set(list.map((a) => a.key)).size === list.length, "Attribute keys must be unique");
+
+const writeMembers = {
+  id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
+  name: nameString(255, { trim: true }),
+  replyToAddress: z.email().max(255).nullable().optional(),
+  senderDisplayName: nameString(255, { allowEmpty: true }).nullable().optional(),
+};
+
 export const AccountWriteSchema = z
-  .object({
-    id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
-    name: nameString(255, { trim: true }),
-    disabled: z.boolean().default(false),
-    replyToAddress: z.email().max(255).nullable().optional(),
-    senderDisplayName: nameString(255, { allowEmpty: true }).nullable().optional(),
-    attributes: z
-      .array(AttributeSchema)
-      .max(100)
-      .default([])
-      .refine((list) => new Set(list.map((a) => a.key)).size === list.length, "Attribute keys must be unique"),
-  })
+  .object({ ...writeMembers, disabled: z.boolean().default(false), attributes: AttributesSchema.default([]) })
   .openapi("AccountWrite");
+
+/**
+ * POST takes the account's members at the top level, or inside `account` as the reference
+ * product's AccountUserResource does (`{account: {...}, users: []}`). Without defaults here, so
+ * that the handler can tell which way they came (src/lib/aliases.ts).
+ */
+export const AccountCreateSchema = z
+  .object({
+    ...writeMembers,
+    name: writeMembers.name.optional().openapi({ description: "Required, here or inside `account`." }),
+    disabled: z.boolean().optional().openapi({ default: false }),
+    attributes: AttributesSchema.optional().openapi({ default: [] }),
+    account: AccountWriteSchema.optional().openapi({
+      description:
+        "Alias: the reference product's AccountUserResource carries the account's members in `account` instead of at the top level. " +
+        "Give them in one place or the other, not both.",
+    }),
+    users: z
+      .array(z.unknown())
+      .max(0, "Existing users cannot join a new account: users never change account here. Create them in it (POST /api/users).")
+      .optional()
+      .openapi({ description: "AccountUserResource's existing users to attach: accepted only empty, since a user never changes account here." }),
+  })
+  .openapi("AccountCreate");
 
 export const AccountListSchema = z.object({ content: z.array(AccountSchema) }).openapi("AccountList");
 
@@ -45,3 +78,4 @@ export const AccountNameParamSchema = z.object({
 });
 
 export type AccountWrite = z.infer<typeof AccountWriteSchema>;
+export type AccountCreate = z.infer<typeof AccountCreateSchema>;

@@ -15,6 +15,7 @@ import {
   sourcesOfConnection,
   type ConnectionRow,
 } from "../../db/connections";
+import { asViewUsages, selectViewsOfConnection } from "../../db/materialized-views";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { connections, connectionTypes } from "../../db/schema";
 import { accountForWrite } from "../../db/scope";
@@ -200,10 +201,11 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
       throw notFound("Connection");
     } catch (err) {
       if (!refusedFor(err, "connection_in_use")) throw err;
-      const users = await sourcesOfConnection(db, accountId, connectionId);
-      // The last source went away between the refusal and this read: try once more.
+      const [usingSources, usingViews] = await db.batch([sourcesOfConnection(db, accountId, connectionId), selectViewsOfConnection(db, accountId, connectionId)]);
+      const users = [...usingSources.map((s) => ({ id: s.id, name: s.name, type: "SOURCE" })), ...asViewUsages(usingViews)];
+      // The last user went away between the refusal and this read: try once more.
       if (users.length === 0 && attempt === 0) continue;
-      throw inUse("CONNECTION_IN_USE", { name: current.name, label: "connection" }, users.map((s) => ({ id: s.id, name: s.name, type: "SOURCE" })));
+      throw inUse("CONNECTION_IN_USE", { name: current.name, label: "connection" }, users);
     }
   }
 };

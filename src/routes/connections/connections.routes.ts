@@ -92,7 +92,7 @@ export const remove = defineRoute({
   method: "delete",
   path: "/{connectionId}",
   tags,
-  summary: "Delete a connection (ROLE_MANAGE_CONNECTIONS); refused while sources use it",
+  summary: "Delete a connection (ROLE_MANAGE_CONNECTIONS); refused while sources or materialized views use it",
   access: manager,
   errors: ["NOT_FOUND", "CONNECTION_IN_USE", "PRECONDITION_FAILED"],
   request: { params: ConnectionIdParamSchema },

@@ -24,7 +24,7 @@ export function toDatasetSummary(row: DatasetSummary) {
  */
 export function datasetResponse(c: Context<AppEnv>, status: 200 | 201, dataset: DatasetSummary, chunks: string[]): never {
   c.header("ETag", etagOf(dataset.revision));
-  return c.body(jsonWithRawMember(toDatasetSummary(dataset), "data", chunks), status, { "Content-Type": VENDOR_JSON }) as never;
+  return c.body(jsonWithRawMember(toDatasetSummary(dataset), "data", chunks), status, { "Content-Type": c.get("mediaType") ?? VENDOR_JSON }) as never;
 }
 
 /** 304 for a GET whose If-None-Match names the dataset's revision (the conditional-get middleware passes it on as is). */

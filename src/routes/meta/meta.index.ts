@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createRouter } from "../../lib/create-router";
+import { jsonMediaTypeOf, negotiate } from "../../lib/media-types";
 import type { AppEnv } from "../../lib/types";
 import { docsPage, DOCS_CONTENT_SECURITY_POLICY } from "./docs-page";
 import { buildDocument } from "./openapi-document";
@@ -11,7 +12,9 @@ export function createMetaRouter(getApp: () => OpenAPIHono<AppEnv>) {
     .openapi(routes.health, (c) => c.json({ status: "ok" as const }, 200))
     .openapi(routes.openapiDocument, (c) => {
       const response = c.json(buildDocument(getApp()) as never, 200);
-      response.headers.set("Content-Type", "application/json; charset=UTF-8");
+      // Tools expect plain JSON; a client that asks for another spoken type gets that one.
+      const type = negotiate(c.req.header("Accept"), jsonMediaTypeOf(c.req.header("Content-Type")), "application/json");
+      response.headers.set("Content-Type", `${type ?? "application/json"}; charset=UTF-8`);
       return response;
     })
     .openapi(routes.docs, (c) => {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { defineRoute, jsonContent } from "../../lib/openapi";
+import { defineRoute, jsonContent, jsonMediaTypes } from "../../lib/openapi";
 
 const tags = ["Service"];
 const publicAccess = { kind: "public" } as const;
@@ -19,7 +19,12 @@ export const openapiDocument = defineRoute({
   tags,
   summary: "This OpenAPI 3.1 document",
   access: publicAccess,
-  responses: { 200: { description: "The document", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } } },
+  responses: {
+    200: {
+      description: "The document: `application/json` unless the request's Accept (or, without one, its Content-Type) asks for another JSON media type the service speaks.",
+      content: jsonMediaTypes(z.record(z.string(), z.unknown())),
+    },
+  },
 });
 
 export const docs = defineRoute({

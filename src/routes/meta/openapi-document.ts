@@ -35,7 +35,11 @@ export function buildDocument(app: OpenAPIHono<AppEnv>) {
         title: "Analytics Metadata Administration API",
         version: "1.0",
         description:
-          "Administration of an analytics platform's metadata. Bodies use `application/vnd.service.v3+json` (`application/json` is accepted). " +
+          "Administration of an analytics platform's metadata. JSON bodies are read and written in `application/vnd.service.v3+json`, " +
+          "`application/json`, `application/vnd.composer.v3+json` or `application/vnd.zoomdata+json` (parameters such as charset allowed): " +
+          "each response lists all four. An answer is written in the type the request's `Accept` prefers (q-values, then the order listed; " +
+          "406 when it allows none of the four); without `Accept`, in the request's own `Content-Type` when it is one of the four, else in " +
+          "`application/vnd.service.v3+json`. A request without a body is never refused for its `Content-Type`; a body in another type is 415. " +
           "Each operation's `x-access` names what it demands (`supervisor`, `authenticated`, `public`, or a privilege), " +
           "`x-stability` marks experimental, preview (needs `X-Enable-Preview: true`) and deprecated operations, and each error response's " +
           "`x-error-codes` lists the `errorCode` values it can carry.",

@@ -1,16 +1,20 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { loadSource, readableBy } from "../../db/source-access";
+import { asViewUsages, selectViewsOfSource } from "../../db/materialized-views";
+import { loadSource, readableBy, requireSource, selectSourceWithAccess } from "../../db/source-access";
+import { inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
 import type { UserPrincipal } from "../../domain/principal";
+import { aliased } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision, patchChanges } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { VOLUME_METRIC } from "../custom-metrics/metrics.model";
 import { buildField, chooseFieldName, nativeDataType } from "../source-fields/fields.model";
+import type { SourceCreate } from "./sources.schemas";
 import type * as routes from "./sources.routes";
 
 type SourceRow = typeof sources.$inferSelect;
@@ -47,6 +51,23 @@ export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   return c.json({ content: page.content.map(toSource), pageInfo: page.pageInfo }, 200);
 };
 
+/**
+ * The connection and inline fields of a create body: our `connectionId` and `fields`, or the
+ * reference product's `storage.dataEntities[0]` (src/lib/aliases.ts), with the member to name in a Problem.
+ */
+function connectionAndFieldsOf(body: SourceCreate) {
+  const entity = body.storage?.dataEntities[0];
+  const at = "body.storage.dataEntities[0]";
+  const connection = { name: `${at}.singleCollection.connectionId`, value: entity?.singleCollection?.connectionId };
+  const nativeFields = { name: `${at}.nativeFields`, value: entity?.nativeFields };
+  return {
+    connectionId: aliased({ name: "body.connectionId", value: body.connectionId }, connection),
+    connectionMember: body.connectionId === undefined && connection.value !== undefined ? connection.name : "body.connectionId",
+    fields: aliased({ name: "body.fields", value: body.fields }, nativeFields) ?? [],
+    fieldsMember: body.fields === undefined && nativeFields.value !== undefined ? nativeFields.name : "body.fields",
+  };
+}
+
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
   const db = c.get("db");
@@ -54,18 +75,19 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const principal = c.get("principal") as UserPrincipal;
   const accountId = principal.accountId;
 
+  const given = connectionAndFieldsOf(body);
   const taken = new Set<string>([VOLUME_METRIC.name]);
   const problems: Problem[] = [];
   let nameUsedTwice = false;
-  const fields = body.fields.flatMap((input, i) => {
+  const fields = given.fields.flatMap((input, i) => {
     if (input.origin.type !== "NATIVE") {
-      problems.push({ name: `body.fields[${i}].origin.type`, message: "Fields created with a source must be NATIVE", level: "ERROR" });
+      problems.push({ name: `${given.fieldsMember}[${i}].origin.type`, message: "Fields created with a source must be NATIVE", level: "ERROR" });
       return [];
     }
     const name = chooseFieldName(input, taken);
     if (taken.has(name)) {
       nameUsedTwice = true;
-      problems.push({ name: `body.fields[${i}].name`, message: `The name '${name}' is used twice`, level: "ERROR" });
+      problems.push({ name: `${given.fieldsMember}[${i}].name`, message: `The name '${name}' is used twice`, level: "ERROR" });
       return [];
     }
     taken.add(name);
@@ -74,7 +96,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     } catch (err) {
       // The field rules name members from the field's root (body.dataType): re-root them at this entry.
       if (!(err instanceof ApiError) || !err.problems) throw err;
-      problems.push(...err.problems.map((p) => ({ ...p, name: p.name.replace(/^body\./, `body.fields[${i}].`) })));
+      problems.push(...err.problems.map((p) => ({ ...p, name: p.name.replace(/^body\./, `${given.fieldsMember}[${i}].`) })));
       return [];
     }
   });
@@ -90,7 +112,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     accountId,
     name: body.name,
     description: body.description ?? null,
-    connectionId: body.connectionId ?? null,
+    connectionId: given.connectionId ?? null,
     features: [...new Set(body.features)],
     enabled: body.enabled,
     ownerUserId: principal.id,
@@ -117,7 +139,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   } catch (err) {
     await rethrowQuotaExceeded(db, err, accountId, "SOURCE");
     // Another account's connection and a missing one get the same answer.
-    if (refusedFor(err, "connection_missing")) throw invalid("body.connectionId", "No connection with this id in the account");
+    if (refusedFor(err, "connection_missing")) throw invalid(given.connectionMember, "No connection with this id in the account");
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
     throw err;
   }
@@ -138,18 +160,11 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
   const principal = c.get("principal");
   const { source } = await loadSource(db, principal, c.req.valid("param").sourceId, "WRITE");
   checkIfMatch(c, source.revision);
-  const changes = {
-    ...(body.name !== undefined && { name: body.name }),
-    ...(body.description !== undefined && { description: body.description }),
-    ...(body.enabled !== undefined && { enabled: body.enabled }),
-    revision: newRevision(),
-    ...auditForUpdate(principal),
-  };
   let updated;
   try {
     updated = await db
       .update(sources)
-      .set(changes)
+      .set(patchChanges(body, principal))
       .where(and(eq(sources.id, source.id), ifMatchGuard(c, sources.revision, source.revision)))
       .returning()
       .get();
@@ -164,14 +179,32 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const db = c.get("db");
-  const { source } = await loadSource(db, c.get("principal"), c.req.valid("param").sourceId, "WRITE");
+  const principal = c.get("principal");
+  const { sourceId } = c.req.valid("param");
+  // The views on the source are read with it: whoever may delete it (WRITE) may read them all.
+  const [access, views] = await db.batch([selectSourceWithAccess(db, principal, sourceId), selectViewsOfSource(db, principal.kind === "user" ? principal.accountId : "", sourceId)]);
+  const { source } = requireSource(principal, access[0], "WRITE");
   checkIfMatch(c, source.revision);
-  await db.batch([
-    db.delete(sourceReferences).where(eq(sourceReferences.sourceId, source.id)),
-    db.delete(sourceItems).where(eq(sourceItems.sourceId, source.id)),
-    db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, source.id)),
-    db.delete(sources).where(eq(sources.id, source.id)),
-  ]);
+  // An account holds at most 100 views, so the list is whole.
+  const refuseInUse = (found: { id: string; name: string }[]): never => {
+    throw inUse(source.name, asViewUsages(found), "delete the source");
+  };
+  if (views.length > 0) refuseInUse(views);
+  try {
+    await db.batch([
+      db.delete(sourceReferences).where(eq(sourceReferences.sourceId, source.id)),
+      db.delete(sourceItems).where(eq(sourceItems.sourceId, source.id)),
+      db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, source.id)),
+      db.delete(sources).where(eq(sources.id, source.id)),
+    ]);
+  } catch (err) {
+    // A view took the source up meanwhile: its foreign key refused the delete.
+    if (isConstraintError(err, "FOREIGN KEY")) {
+      const found = await selectViewsOfSource(db, source.accountId, source.id).all();
+      if (found.length > 0) refuseInUse(found);
+    }
+    throw err;
+  }
   return c.body(null, 204);
 };
 

@@ -65,7 +65,7 @@ export const remove = defineRoute({
   method: "delete",
   path: "/{sourceId}",
   tags,
-  summary: "Delete a source with its fields, metrics and permissions (WRITE)",
+  summary: "Delete a source with its fields, metrics and permissions (WRITE); refused (400) while materialized views use it",
   access: authenticated,
   objectPermission: "source:WRITE",
   errors: ["NOT_FOUND", "FORBIDDEN", "PRECONDITION_FAILED"],

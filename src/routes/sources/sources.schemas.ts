@@ -26,26 +26,57 @@ export const SourceSchema = z
   })
   .openapi("Source");
 
+const ConnectionIdSchema = z.string().min(1).max(64);
+const InlineFieldsSchema = z.array(FieldCreateSchema).max(1000);
+
+/**
+ * The reference product's `storage` of a source: its data entities carry the connection and the
+ * native fields. A source here has one data entity and no joins.
+ */
+const SourceStorageSchema = z
+  .object({
+    dataEntities: z
+      .array(
+        z.object({
+          id: z.string().max(255).optional(),
+          name: z.string().max(255).optional(),
+          type: z.enum(["SINGLE_COLLECTION"]).optional().openapi({ description: "SINGLE_COLLECTION, the only kind a source here is made of." }),
+          singleCollection: z
+            .object({
+              connectionId: ConnectionIdSchema.optional().openapi({ description: "Alias of the source's `connectionId`." }),
+              schema: z.string().max(255).optional(),
+              collection: z.string().max(255).optional(),
+            })
+            .optional()
+            .openapi({ description: "`connectionId` stands for the source's; `schema` and `collection` (the table) are accepted and not kept." }),
+          nativeFields: InlineFieldsSchema.optional().openapi({ description: "Alias of the source's `fields`." }),
+        }),
+      )
+      .max(1, "A source here is made of one data entity (no joins)"),
+    joins: z.array(z.unknown()).max(0, "Joins are not supported: a source here is made of one data entity").optional(),
+  })
+  .openapi("SourceStorage");
+
 export const SourceCreateSchema = z
   .object({
     name: nameString(255, { trim: true }),
     description: textString(1024).nullable().optional(),
-    connectionId: z
-      .string()
-      .min(1)
-      .max(64)
-      .nullable()
+    connectionId: ConnectionIdSchema.nullable()
       .optional()
       .openapi({ description: "A connection of the account (GET /api/connections); another account's, or none with this id, is a 400." }),
     features: z.array(FeatureSchema).max(32).default([]),
     enabled: z.boolean().default(true),
-    fields: z
-      .array(FieldCreateSchema)
-      .max(1000)
-      .default([])
-      .openapi({ description: "Native fields created with the source (at most 1000; NATIVE origin only)." }),
+    fields: InlineFieldsSchema.optional().openapi({ default: [], description: "Native fields created with the source (at most 1000; NATIVE origin only)." }),
+    storage: SourceStorageSchema.optional().openapi({
+      description:
+        "Alias: the reference product's shape. `storage.dataEntities[0].singleCollection.connectionId` stands for `connectionId` and " +
+        "`storage.dataEntities[0].nativeFields` for `fields` (each may be given in both places only with the same value). Fields are not read " +
+        "from the data store: send them, or describe the table first (POST /api/sources/data-entities/describe).",
+    }),
   })
   .openapi("SourceCreate");
+
+export type SourceCreate = z.infer<typeof SourceCreateSchema>;
 
 export const SourcePatchSchema = z
   .object({

@@ -7,10 +7,12 @@ import { hashPassword } from "../../domain/passwords";
 import { isSupervisorName } from "../../domain/usernames";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
+import { aliased } from "../../lib/aliases";
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
+import type { UserWrite } from "./users.schemas";
 import type * as routes from "./users.routes";
 
 /** Users with their group names and every privilege they hold through those groups, in one query. */
@@ -104,7 +106,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     revision: newRevision(),
     accountId,
     name: body.name,
-    fullName: body.fullName ?? null,
+    fullName: fullNameOf(body),
     email: body.email ?? null,
     roles: [...new Set(body.roles)],
     passwordAlgorithm: password.algorithm,
@@ -156,7 +158,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const password = body.password ? await hashPassword(body.password) : undefined;
   const changes = {
     name: body.name,
-    fullName: body.fullName ?? null,
+    fullName: fullNameOf(body),
     email: body.email ?? null,
     roles: [...new Set(body.roles)],
     revision: newRevision(),
@@ -208,6 +210,11 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   invalidateUser(id);
   return c.body(null, 204);
 };
+
+/** `fullName`, or the reference product's `fullname`. */
+function fullNameOf(body: UserWrite): string | null {
+  return aliased({ name: "body.fullName", value: body.fullName }, { name: "body.fullname", value: body.fullname }) ?? null;
+}
 
 function sortedGroups(rows: GroupRef[]): GroupRef[] {
   return [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

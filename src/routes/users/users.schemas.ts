@@ -29,6 +29,10 @@ const userWriteMembers = {
   id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
   name: UsernameSchema,
   fullName: nameString(255, { allowEmpty: true }).nullable().optional(),
+  fullname: nameString(255, { allowEmpty: true })
+    .nullable()
+    .optional()
+    .openapi({ description: "Alias: the reference product's name of `fullName`. Both may be given only with the same value." }),
   email: z.email().max(255).nullable().optional(),
   accountId: z.string().min(1).max(64).optional().openapi({
     description: "The user's account. Account admins may only name their own; the supervisor names any (default account if omitted).",

@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { fetchWorker } from "./worker";
 
 /**
  * The OpenAPI document the Worker serves, read once per test file (lazily) and turned into the
@@ -62,17 +62,26 @@ export interface Operation {
 
 export const DOCUMENT_PATH = "/api/openapi.json";
 
-let loading: Promise<OpenApiDocument> | undefined;
+const loading = new Map<string, Promise<OpenApiDocument>>();
 
-/** The served document, fetched straight from the Worker (not through `call`, which validates against it). */
-export function loadDocument(): Promise<OpenApiDocument> {
-  loading ??= (async () => {
-    const response = await exports.default.fetch(new Request(`http://api.test${DOCUMENT_PATH}`));
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`GET ${DOCUMENT_PATH} answered ${response.status}: ${text.slice(0, 500)}`);
-    return JSON.parse(text) as OpenApiDocument;
-  })();
-  return loading;
+/**
+ * The served document, fetched straight from the Worker (not through `call`, which validates
+ * against it). Behind a context path it is the document that Worker serves there, whose paths
+ * carry the prefix (`/composer/api/accounts`), so operations are found by the request's own path.
+ */
+export function loadDocument(contextPath = ""): Promise<OpenApiDocument> {
+  let document = loading.get(contextPath);
+  if (!document) {
+    const path = `${contextPath}${DOCUMENT_PATH}`;
+    document = (async () => {
+      const response = await fetchWorker(new Request(`http://api.test${path}`), contextPath);
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+      return JSON.parse(text) as OpenApiDocument;
+    })();
+    loading.set(contextPath, document);
+  }
+  return document;
 }
 
 /** Resolves a local JSON pointer such as `#/components/schemas/Account`. */

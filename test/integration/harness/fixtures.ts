@@ -217,6 +217,67 @@ async function createConnectionType(world: World): Promise<string> {
 
 const connectionTypeParams = async (world: World): Promise<PathParams> => ({ id: await createConnectionType(world) });
 
+/**
+ * Materialized views read one table, which a source's native fields name (`dataEntityId`, as the
+ * data-entity describe fills it): views are made on sources of their own, with columns of the
+ * sample PostgreSQL's sales.orders. Two per world: one only its admin may write (views in paths,
+ * whose permission is the source's), and one the Users group may write (the POST body names it,
+ * so every user of the account may create a view on it).
+ */
+const ORDER_COLUMNS = [
+  { name: "customer_id", type: "integer" },
+  { name: "amount", type: "numeric(10,2)" },
+  { name: "ordered_on", type: "date" },
+];
+
+/** Body builders are synchronous: the ids of the world's view sources once made (placeholders before: a body naming one answers 400). */
+const viewSources = new WeakMap<World, { adminOnly?: string; usersMayWrite?: string }>();
+
+function ensureViewSource(world: World, kind: "adminOnly" | "usersMayWrite"): Promise<string> {
+  return world.shared(`viewSource:${kind}`, async () => {
+    const res = await call("POST", "/api/sources", {
+      as: as(world.admin),
+      body: {
+        name: world.name("ViewSource"),
+        description: `view source of ${world.marker}`,
+        fields: ORDER_COLUMNS.map((c) => ({ name: c.name, origin: { type: "NATIVE", nativeOrigin: { originalName: c.name, originalType: c.type, dataEntityId: "sales.orders" } } })),
+      },
+    });
+    const id = (await expectStatus("view source", res, 201)).json.id as string;
+    if (kind === "usersMayWrite") {
+      const granted = await call("PUT", `/api/sources/${id}/permissions`, {
+        as: as(world.admin),
+        body: { content: [{ principalType: "GROUP", principalId: await usersGroupId(world), permission: "WRITE" }] },
+      });
+      await expectStatus("view source permissions", granted, 200);
+    }
+    viewSources.set(world, { ...viewSources.get(world), [kind]: id });
+    return id;
+  });
+}
+
+const viewSourceId = (world: World, kind: "adminOnly" | "usersMayWrite") => viewSources.get(world)?.[kind] ?? `no-${kind}-view-source-yet`;
+
+/** A view on orders: revenue per customer, with a filter and a formula, stored on the world's connection. */
+const viewBody = (world: World, sourceId: string) => ({
+  name: world.name("View"),
+  description: `view of ${world.marker}`,
+  definition: {
+    type: "AGG",
+    sourceId,
+    filters: [{ path: { name: "amount" }, operation: "GT", value: 10 }],
+    aggregations: [{ type: "TERMS", field: { name: "customer_id" } }],
+    metrics: [{ type: "COUNT" }, { type: "SUM", field: { name: "amount" } }, { formulaName: "average", formula: "SUM(amount) / COUNT(*)" }],
+  },
+  storageSettings: { targetStorage: { connectionId: sharedConnectionId(world), schemas: ["public"], collection: world.name("orders_by_customer") } },
+});
+
+async function createView(world: World): Promise<PathParams> {
+  const [sourceId] = await Promise.all([ensureViewSource(world, "adminOnly"), ensureSharedConnection(world)]);
+  const res = await call("POST", "/api/materialized-views", { as: as(world.admin), body: viewBody(world, sourceId) });
+  return { id: (await expectStatus("materialized view", res, 200)).json.id };
+}
+
 export const FIXTURES: Record<string, FixtureEntry> = {
   "/api/accounts": {
     bodies: { POST: (w) => ({ name: w.name("Account"), senderDisplayName: `sender of ${w.marker}` }) },
@@ -255,6 +316,15 @@ export const FIXTURES: Record<string, FixtureEntry> = {
       "fields[].origin.derivedOrigin.calendarId": (w, _p, value) => ({
         name: w.name("Source"),
         fields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }],
+      }),
+      // The reference product's `storage` alias of connectionId and fields (README, Aliases).
+      "storage.dataEntities[].singleCollection.connectionId": (w, _p, value) => ({
+        name: w.name("Source"),
+        storage: { dataEntities: [{ type: "SINGLE_COLLECTION", singleCollection: { connectionId: value, schema: "sales", collection: "orders" } }] },
+      }),
+      "storage.dataEntities[].nativeFields[].origin.derivedOrigin.calendarId": (w, _p, value) => ({
+        name: w.name("Source"),
+        storage: { dataEntities: [{ nativeFields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }] }] },
       }),
     },
   },
@@ -432,6 +502,21 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     },
     bodies: { POST: (w) => ({ connectionId: sharedConnectionId(w), schema: "sales", table: "customers" }) },
   },
+  "/api/materialized-views": {
+    // No path parameters: this makes the source and the connection the body names exist first.
+    params: async (w) => {
+      await Promise.all([ensureViewSource(w, "usersMayWrite"), ensureSharedConnection(w)]);
+      return {};
+    },
+    bodies: { POST: (w) => viewBody(w, viewSourceId(w, "usersMayWrite")) },
+  },
+  "/api/materialized-views/{id}": {
+    params: createView,
+    bodies: {
+      PUT: (w) => viewBody(w, viewSourceId(w, "adminOnly")),
+      PATCH: (w) => ({ description: `changed view of ${w.marker}`, enabled: false }),
+    },
+  },
 };
 
 /**
@@ -482,10 +567,7 @@ async function createFolder(world: World): Promise<string> {
     body: { folder_name: world.name("Folder"), description: `folder of ${world.marker}`, content_type: "DASHBOARDS" },
   });
   const id = (await expectStatus("folder", made, 201)).json.id as string;
-  const usersGroup = await world.shared("usersGroup", async () => {
-    const res = await call("GET", `/api/groups?accountId=${world.account.id}&maxResults=1000`);
-    return (await expectStatus("groups", res, 200)).json.content.find((g: { name: string }) => g.name === "Users").id as string;
-  });
+  const usersGroup = await usersGroupId(world);
   const granted = await call("PUT", `/api/folders/${id}/permissions`, {
     as: as(world.admin),
     headers: PREVIEW,
@@ -493,6 +575,14 @@ async function createFolder(world: World): Promise<string> {
   });
   await expectStatus("folder permissions", granted, 200);
   return id;
+}
+
+/** The id of the account's built-in Users group, which every user caller of the matrices is in. */
+function usersGroupId(world: World): Promise<string> {
+  return world.shared("usersGroup", async () => {
+    const res = await call("GET", `/api/groups?accountId=${world.account.id}&maxResults=1000`);
+    return (await expectStatus("groups", res, 200)).json.content.find((g: { name: string }) => g.name === "Users").id as string;
+  });
 }
 
 /** The world's folder that body members name (parent_id, folder_ids): never deleted by the harness. */

@@ -12,7 +12,9 @@ import { preview } from "./schemas";
  *  - every header the document marks required is present (X-Request-Id, Location on 201,
  *    WWW-Authenticate on 401, X-API-Stability, Deprecation, ETag on 304, ...);
  *  - an error body's errorCode is one `x-error-codes` lists for that status, and its `status`
- *    and `requestId` members agree with the response.
+ *    and `requestId` members agree with the response;
+ *  - a JSON answer is in a media type the request allows: one its Accept accepts, or without
+ *    Accept its own Content-Type when the response documents that type.
  * A request that reaches no documented operation may only get the pipeline's generic answers
  * (as OAuth error bodies under /api/trusted-access/).
  */
@@ -22,6 +24,8 @@ export interface Exchange {
   status: number;
   headers: Headers;
   text: string;
+  /** The request's headers: its Accept and Content-Type decide the answer's media type. */
+  requestHeaders?: Headers;
 }
 
 export class ConformanceError extends Error {
@@ -59,8 +63,9 @@ const JSON_MEDIA_TYPE = /^application\/(?:json|[\w.+-]+\+json)$/;
 
 const essence = (contentType: string | null) => (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 
-export async function assertConformant(exchange: Exchange): Promise<void> {
-  const contract = await loadContract();
+/** Checks against the document the Worker serves at `contextPath` (its CONTEXT_PATH; "" for the test env's own). */
+export async function assertConformant(exchange: Exchange, contextPath = ""): Promise<void> {
+  const contract = await loadContract(contextPath);
   const { operation, violations } = responseViolations(contract, exchange);
   if (violations.length === 0) return;
   const url = new URL(exchange.url);
@@ -117,11 +122,12 @@ function checkBody(contract: Contract, operation: Operation, documented: Respons
     violations.push(`Content-Type "${exchange.headers.get("Content-Type")}" is not documented for ${exchange.status} (documented: ${mediaTypes.join(", ")})`);
     return;
   }
-  if (head) return;
   if (!JSON_MEDIA_TYPE.test(type)) {
-    if (exchange.text === "") violations.push(`status ${exchange.status} documents a ${type} body, but none was sent`);
+    if (!head && exchange.text === "") violations.push(`status ${exchange.status} documents a ${type} body, but none was sent`);
     return;
   }
+  checkNegotiated(contract, exchange, type, mediaTypes, violations);
+  if (head) return;
   let body: unknown;
   try {
     body = JSON.parse(exchange.text);
@@ -190,6 +196,7 @@ function checkGenericAnswer(contract: Contract, exchange: Exchange, method: stri
     violations.push(`Content-Type "${exchange.headers.get("Content-Type")}" is not JSON`);
     return;
   }
+  checkNegotiated(contract, exchange, type, undefined, violations);
   let body: any;
   try {
     body = JSON.parse(exchange.text);
@@ -197,7 +204,7 @@ function checkGenericAnswer(contract: Contract, exchange: Exchange, method: stri
     violations.push("the body is not JSON");
     return;
   }
-  if (new URL(exchange.url).pathname.startsWith(TRUSTED_ACCESS_PREFIX)) {
+  if (new URL(exchange.url).pathname.startsWith(`${contract.contextPath}${TRUSTED_ACCESS_PREFIX}`)) {
     const schema = contract.schemas.component("TrustedAccessError", "response");
     for (const error of contract.schemas.errors(schema, body)) violations.push(`body does not match ${schema.origin}: ${error}`);
     const allowed = GENERIC_OAUTH_ERRORS[exchange.status] ?? [];
@@ -208,4 +215,35 @@ function checkGenericAnswer(contract: Contract, exchange: Exchange, method: stri
   for (const error of contract.schemas.errors(schema, body)) violations.push(`body does not match ${schema.origin}: ${error}`);
   if (expected.errorCode && body?.errorCode !== expected.errorCode) violations.push(`errorCode ${body?.errorCode} where the pipeline answers ${expected.errorCode}`);
   checkErrorBody(body, exchange, undefined, violations);
+}
+
+/**
+ * The answer's JSON media type is one the request allows: with an Accept header, a type whose most
+ * specific matching range has q > 0; without one, the request's own Content-Type when the response
+ * documents it. A 406 is exempt: it is the answer to an Accept that allows none. Media types are
+ * negotiated under /api only (the reference page and unknown paths outside it answer any Accept).
+ */
+function checkNegotiated(contract: Contract, exchange: Exchange, type: string, documented: readonly string[] | undefined, violations: string[]) {
+  if (exchange.status === 406 || !exchange.requestHeaders) return;
+  if (!new URL(exchange.url).pathname.startsWith(`${contract.contextPath}/api/`)) return;
+  const accept = exchange.requestHeaders.get("Accept")?.trim();
+  if (accept) {
+    if (!acceptAllows(accept, type)) violations.push(`Content-Type ${type} is not one the request's Accept "${accept}" allows`);
+    return;
+  }
+  const own = essence(exchange.requestHeaders.get("Content-Type"));
+  if (documented?.includes(own) && type !== own) violations.push(`without Accept, the answer should be in the request's own Content-Type ${own}, not ${type}`);
+}
+
+function acceptAllows(accept: string, type: string): boolean {
+  const ranges = accept.split(",").map((part) => {
+    const [range = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    return { range, q: q === undefined ? 1 : Number(q.slice(2)) };
+  });
+  for (const pattern of [type, `${type.split("/")[0]}/*`, "*/*"]) {
+    const match = ranges.find((r) => r.range === pattern);
+    if (match) return match.q > 0;
+  }
+  return false;
 }

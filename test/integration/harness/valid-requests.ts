@@ -30,8 +30,17 @@ export interface ValidContext {
 /** The X-Request-Id values the service takes as they are (src/middleware/request-id). */
 export const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-const ACCEPTS = ["*/*", VENDOR_JSON, "application/json", "application/*", `text/html, ${VENDOR_JSON};q=0.5`];
-const CONTENT_TYPES = [VENDOR_JSON, "application/json", "application/json; charset=utf-8", "Application/JSON"];
+// The reference product's clients send its vendor types (README, media types): each answer must come back in the type asked for.
+const ACCEPTS = [
+  "*/*",
+  VENDOR_JSON,
+  "application/json",
+  "application/*",
+  `text/html, ${VENDOR_JSON};q=0.5`,
+  "application/vnd.composer.v3+json",
+  "application/vnd.zoomdata.v2+json,application/vnd.zoomdata+json",
+];
+const CONTENT_TYPES = [VENDOR_JSON, "application/json", "application/json; charset=utf-8", "Application/JSON", "application/vnd.composer.v3+json", "application/vnd.zoomdata+json; charset=utf-8"];
 
 /** A value one time in six, else undefined. */
 const rarely = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb });

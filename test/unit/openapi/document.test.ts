@@ -13,4 +13,11 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(true);
     expect(document.openapi).toMatch(/^3\.1\./);
   });
+
+  it("is valid behind a context path too, its paths carrying the prefix", async () => {
+    const document = structuredClone(buildDocument(createApp("/composer"))) as { paths: Record<string, unknown> };
+    expect((await validate(document as never)).valid).toBe(true);
+    expect(Object.keys(document.paths)).toContain("/composer/api/user");
+    expect(Object.keys(document.paths).every((path) => path.startsWith("/composer/"))).toBe(true);
+  });
 });

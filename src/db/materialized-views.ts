@@ -1,0 +1,131 @@
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Principal } from "../domain/principal";
+import { COUNT_LIMIT_GUARD, refuseWhen } from "./batch-guards";
+import type { Database } from "./client";
+import { MAX_USERS_LISTED } from "./connections";
+import { connections, connectionTypes, materializedViews, sourceItems, sources } from "./schema";
+import { scopeOf, scoped } from "./scope";
+import { readableBy, selectSourcesWithAccess } from "./source-access";
+
+/**
+ * Queries of materialized views (deprecated). The builders return unexecuted queries so handlers
+ * can put them in one D1 batch; queries that go into a batch never select two columns of one
+ * name (D1 answers a batch's rows as objects, where they would collide).
+ */
+export type MaterializedViewRow = typeof materializedViews.$inferSelect;
+
+/** The most views an account may hold: the list is unpaged, as the reference product has it, so it stays bounded. */
+export const MAX_MATERIALIZED_VIEWS_PER_ACCOUNT = 100;
+
+/** One view in the caller's scope (another account's is simply not found). Batchable. */
+export function selectView(db: Database, principal: Principal, viewId: string) {
+  return db
+    .select()
+    .from(materializedViews)
+    .where(scoped(materializedViews.accountId, scopeOf(principal), eq(materializedViews.id, viewId)));
+}
+
+/** The source of view `viewId`, with the caller's access facts (see requireSource). Batchable. */
+export function selectSourceOfView(db: Database, principal: Principal, viewId: string) {
+  return selectSourcesWithAccess(
+    db,
+    principal,
+    sql`"sources"."id" = (SELECT mv.source_id FROM materialized_views mv WHERE mv.id = ${viewId} AND mv.account_id = "sources"."account_id")`,
+  );
+}
+
+/** The views on sources the caller may READ, by name; `sourceId` narrows them to one source's. */
+export function selectReadableViews(db: Database, principal: Principal, sourceId: string | undefined) {
+  return db
+    .select(getTableColumns(materializedViews))
+    .from(materializedViews)
+    .innerJoin(sources, and(eq(sources.accountId, materializedViews.accountId), eq(sources.id, materializedViews.sourceId)))
+    .where(and(readableBy(principal), sourceId === undefined ? undefined : eq(materializedViews.sourceId, sourceId)))
+    .orderBy(asc(materializedViews.name));
+}
+
+/**
+ * The fields and custom metrics a definition needs: the ones it names, and everything they use
+ * in turn (derived fields and metrics are written inline), found through source_references.
+ * Batchable. Columns are spelled out with their tables: see selectSourcesWithAccess.
+ */
+export function selectItemsUsedBy(db: Database, sourceId: string, names: readonly string[]) {
+  return db
+    .select({ name: sourceItems.name, kind: sourceItems.kind, dataType: sourceItems.dataType, body: sourceItems.body })
+    .from(sourceItems)
+    .where(
+      and(
+        eq(sourceItems.sourceId, sourceId),
+        sql`"source_items"."name" IN (WITH RECURSIVE needed(name) AS (
+          SELECT value FROM json_each(${JSON.stringify(names)})
+          UNION SELECT r.used_name FROM source_references r JOIN needed ON r.user_name = needed.name WHERE r.source_id = ${sourceId})
+        SELECT name FROM needed)`,
+      ),
+    );
+}
+
+/**
+ * The tables the source's native fields come from (`origin.nativeOrigin.dataEntityId`, as the
+ * data-entity describe fills it), at most two: a view reads exactly one. Batchable.
+ */
+export function selectSourceTables(db: Database, sourceId: string) {
+  const dataEntityId = sql<string>`json_extract(${sourceItems.body}, '$.origin.nativeOrigin.dataEntityId')`;
+  return db
+    .selectDistinct({ dataEntityId: dataEntityId.as("data_entity_id") })
+    .from(sourceItems)
+    .where(and(eq(sourceItems.sourceId, sourceId), eq(sourceItems.kind, "FIELD"), sql`${dataEntityId} IS NOT NULL`))
+    .limit(2);
+}
+
+/** The connector of the source's connection (none without one): it decides the SQL dialect. Batchable. */
+export function selectConnectorOfSource(db: Database, accountId: string, sourceId: string) {
+  return db
+    .select({ connectorId: connectionTypes.connectorId })
+    .from(sources)
+    .innerJoin(connections, and(eq(connections.accountId, sources.accountId), eq(connections.id, sources.connectionId)))
+    .innerJoin(connectionTypes, eq(connectionTypes.id, connections.connectionTypeId))
+    .where(and(eq(sources.accountId, accountId), eq(sources.id, sourceId)));
+}
+
+/** Whether the account has connection `connectionId`. Batchable. */
+export function selectConnectionOfAccount(db: Database, accountId: string, connectionId: string) {
+  return db
+    .select({ id: connections.id })
+    .from(connections)
+    .where(and(eq(connections.accountId, accountId), eq(connections.id, connectionId)));
+}
+
+/**
+ * The first statement of a batch that creates a view: it fails the batch (COUNT_LIMIT_GUARD) when
+ * the account already holds MAX_MATERIALIZED_VIEWS_PER_ACCOUNT, counted inside the write's own
+ * transaction so that concurrent creates cannot pass the limit together.
+ */
+export function viewLimitGuard(db: Database, accountId: string) {
+  return refuseWhen(
+    db,
+    COUNT_LIMIT_GUARD,
+    sql`(SELECT count(*) FROM materialized_views WHERE account_id = ${accountId}) >= ${MAX_MATERIALIZED_VIEWS_PER_ACCOUNT}`,
+    "MATERIALIZED_VIEW",
+  );
+}
+
+/** The views on a source. Batchable. */
+export const selectViewsOfSource = (db: Database, accountId: string, sourceId: string) => selectViewsNaming(db, accountId, materializedViews.sourceId, sourceId);
+
+/** The views whose data a connection stores (storageSettings.targetStorage.connectionId). Batchable. */
+export const selectViewsOfConnection = (db: Database, accountId: string, connectionId: string) =>
+  selectViewsNaming(db, accountId, materializedViews.targetConnectionId, connectionId);
+
+/** The views of the account whose `column` names `id`, as a refused delete lists them (at most MAX_USERS_LISTED + 1). */
+function selectViewsNaming(db: Database, accountId: string, column: SQLiteColumn, id: string) {
+  return db
+    .select({ id: materializedViews.id, name: materializedViews.name })
+    .from(materializedViews)
+    .where(and(eq(materializedViews.accountId, accountId), eq(column, id)))
+    .orderBy(asc(materializedViews.name))
+    .limit(MAX_USERS_LISTED + 1);
+}
+
+/** Views as the objects that use another one (ObjectUsage). */
+export const asViewUsages = (views: readonly { id: string; name: string }[]) => views.map(({ id, name }) => ({ id, name, type: "MATERIALIZED_VIEW" }));

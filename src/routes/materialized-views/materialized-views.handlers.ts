@@ -1,0 +1,221 @@
+import { and, eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Context } from "hono";
+import type { Database } from "../../db/client";
+import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
+import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
+import {
+  MAX_MATERIALIZED_VIEWS_PER_ACCOUNT,
+  selectConnectionOfAccount,
+  selectConnectorOfSource,
+  selectItemsUsedBy,
+  selectReadableViews,
+  selectSourceOfView,
+  selectSourceTables,
+  selectView,
+  viewLimitGuard,
+  type MaterializedViewRow,
+} from "../../db/materialized-views";
+import { materializedViews } from "../../db/schema";
+import { requireSource, selectSourceWithAccess, type SourceNeed, type SourceWithAccess } from "../../db/source-access";
+import type { UserPrincipal } from "../../domain/principal";
+import { materializedViewQuery, SqlGenerationError } from "../../domain/sql";
+import type { AppRouteHandler } from "../../lib/create-router";
+import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
+import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, patchChanges } from "../../lib/http";
+import type { AppEnv } from "../../lib/types";
+import { definitionProblem, dialectOf, namesOfDefinition, sqlDefinition, sqlSourceOf, tableOf, toView } from "./materialized-views.model";
+import type * as routes from "./materialized-views.routes";
+import type { MaterializedViewInput } from "./materialized-views.schemas";
+
+/**
+ * Materialized views (deprecated). Every route admits users of an account only (`accountMember`),
+ * so the caller is a user and its scope its own account. Permissions are the view's source's:
+ * READ to read a view, WRITE to write one; the definition's source is named by the body.
+ */
+const userOf = (c: Context<AppEnv>) => c.get("principal") as UserPrincipal;
+
+const noSuchSource = () => invalid("body.definition.sourceId", "No source with this id in your account");
+const noSuchTarget = () => invalid("body.storageSettings.targetStorage.connectionId", "No connection with this id in your account");
+const nameTaken = (name: string) => duplicated(`A materialized view named '${name}' already exists in the account`);
+const changedConcurrently = () => new ApiError("PRECONDITION_FAILED", "The materialized view was changed concurrently; reload it and retry");
+
+/** A view and its source as read together (selectView, selectSourceOfView): 404 for none in the caller's account, 403 without `need` on the source. */
+function requireView(principal: UserPrincipal, views: MaterializedViewRow[], viewSources: SourceWithAccess[], need: SourceNeed): MaterializedViewRow {
+  const view = views[0];
+  if (!view) throw notFound("Materialized view");
+  requireSource(principal, viewSources[0], need);
+  return view;
+}
+
+async function loadView(c: Context<AppEnv>, id: string, need: SourceNeed): Promise<MaterializedViewRow> {
+  const db = c.get("db");
+  const principal = userOf(c);
+  const [views, viewSources] = await db.batch([selectView(db, principal, id), selectSourceOfView(db, principal, id)]);
+  return requireView(principal, views, viewSources, need);
+}
+
+/** The reads a definition is checked with, for one batch: its source with the caller's access, what it uses, its table, its dialect, the target connection. */
+function definitionReads(db: Database, principal: UserPrincipal, body: MaterializedViewInput) {
+  const { sourceId } = body.definition;
+  const names = namesOfDefinition(body.definition);
+  return [
+    selectSourceWithAccess(db, principal, sourceId),
+    selectItemsUsedBy(db, sourceId, names),
+    selectSourceTables(db, sourceId),
+    selectConnectorOfSource(db, principal.accountId, sourceId),
+    selectConnectionOfAccount(db, principal.accountId, body.storageSettings?.targetStorage.connectionId ?? ""),
+  ] as const;
+}
+
+type DefinitionFacts = readonly [
+  SourceWithAccess[],
+  { name: string; kind: string; dataType: string; body: Record<string, unknown> }[],
+  { dataEntityId: string }[],
+  { connectorId: string }[],
+  { id: string }[],
+];
+
+/** Checks the definition against what was read (WRITE on its source, its table, the target connection) and answers its SQL. */
+function definitionQueryOf(principal: UserPrincipal, body: MaterializedViewInput, [access, items, tables, connector, target]: DefinitionFacts): string {
+  if (!access[0]) throw noSuchSource();
+  requireSource(principal, access[0], "WRITE");
+  if (body.storageSettings && target.length === 0) throw noSuchTarget();
+  const source = sqlSourceOf(tableOf(tables.map((t) => t.dataEntityId)), items);
+  try {
+    return materializedViewQuery(sqlDefinition(body.definition), source, dialectOf(connector[0]?.connectorId));
+  } catch (err) {
+    if (err instanceof SqlGenerationError) throw definitionProblem(err.member, err.message);
+    throw err;
+  }
+}
+
+/** The columns a write stores from the body. */
+function storedColumns(body: MaterializedViewInput, definitionQuery: string) {
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    enabled: body.enabled,
+    sourceId: body.definition.sourceId,
+    definition: body.definition,
+    storageSettings: body.storageSettings ?? null,
+    targetConnectionId: body.storageSettings?.targetStorage.connectionId ?? null,
+    definitionQuery,
+  };
+}
+
+/** The target connection is checked again inside the write's batch: deleted meanwhile, the write fails. */
+function targetGuard(db: Database, accountId: string, body: MaterializedViewInput): BatchItem<"sqlite">[] {
+  const connectionId = body.storageSettings?.targetStorage.connectionId;
+  return connectionId === undefined ? [] : [refuseUnlessConnectionExists(db, accountId, connectionId)];
+}
+
+/** A write batch's refusals, as answers. */
+function mapWriteError(err: unknown, name: string): never {
+  if (refusedBy(err, COUNT_LIMIT_GUARD)) {
+    throw new ApiError("TOO_MANY_MATERIALIZED_VIEWS", `The account already has ${MAX_MATERIALIZED_VIEWS_PER_ACCOUNT} materialized views, the most it may have`);
+  }
+  if (refusedFor(err, "connection_missing")) throw noSuchTarget();
+  if (isConstraintError(err, "UNIQUE")) throw nameTaken(name);
+  // The source's foreign key: it was deleted after it was read.
+  if (isConstraintError(err, "FOREIGN KEY")) throw noSuchSource();
+  throw err;
+}
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const rows = await selectReadableViews(c.get("db"), userOf(c), c.req.valid("query").sourceId).all();
+  return c.json({ content: rows.map(toView) }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const principal = userOf(c);
+  const definitionQuery = definitionQueryOf(principal, body, await db.batch(definitionReads(db, principal, body)));
+  const row: MaterializedViewRow = {
+    id: crypto.randomUUID(),
+    revision: newRevision(),
+    accountId: principal.accountId,
+    ...storedColumns(body, definitionQuery),
+    ...auditForCreate(principal),
+  };
+  try {
+    await db.batch([viewLimitGuard(db, row.accountId), ...targetGuard(db, row.accountId, body), db.insert(materializedViews).values(row)]);
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  c.header("Location", locationOf(c, row.id));
+  c.header("ETag", etagOf(row.revision));
+  // 200, not 201: E19 fixes it.
+  return c.json(toView(row), 200);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const view = await loadView(c, c.req.valid("param").id, "READ");
+  c.header("ETag", etagOf(view.revision));
+  return c.json(toView(view), 200);
+};
+
+export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
+  const { id } = c.req.valid("param");
+  const body = c.req.valid("json");
+  assertSameId(body.id, id);
+  const db = c.get("db");
+  const principal = userOf(c);
+  const [views, viewSources, ...facts] = await db.batch([selectView(db, principal, id), selectSourceOfView(db, principal, id), ...definitionReads(db, principal, body)]);
+  const current = requireView(principal, views, viewSources, "WRITE");
+  checkIfMatch(c, current.revision);
+  const definitionQuery = definitionQueryOf(principal, body, facts);
+  const update = db
+    .update(materializedViews)
+    .set({ ...storedColumns(body, definitionQuery), revision: newRevision(), ...auditForUpdate(principal) })
+    .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
+    .returning();
+  let updated: MaterializedViewRow[] = [];
+  try {
+    // The guard first: a target connection deleted meanwhile is its refusal, not the foreign key's.
+    const statements: BatchItem<"sqlite">[] = [...targetGuard(db, principal.accountId, body), update];
+    const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    updated = results.at(-1) as MaterializedViewRow[];
+  } catch (err) {
+    mapWriteError(err, body.name);
+  }
+  // Missed: with If-Match, another write came first; without it, only a concurrent delete explains it.
+  if (!updated[0]) throw c.req.header("If-Match") ? changedConcurrently() : notFound("Materialized view");
+  c.header("ETag", etagOf(updated[0].revision));
+  return c.json(toView(updated[0]), 200);
+};
+
+export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
+  const body = c.req.valid("json");
+  const principal = userOf(c);
+  const current = await loadView(c, c.req.valid("param").id, "WRITE");
+  checkIfMatch(c, current.revision);
+  let updated: MaterializedViewRow | undefined;
+  try {
+    updated = await c
+      .get("db")
+      .update(materializedViews)
+      .set(patchChanges(body, principal))
+      .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
+      .returning()
+      .get();
+  } catch (err) {
+    mapWriteError(err, body.name ?? current.name);
+  }
+  if (!updated) throw c.req.header("If-Match") ? changedConcurrently() : notFound("Materialized view");
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toView(updated), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const current = await loadView(c, c.req.valid("param").id, "WRITE");
+  checkIfMatch(c, current.revision);
+  const deleted = await c
+    .get("db")
+    .delete(materializedViews)
+    .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
+    .returning({ id: materializedViews.id });
+  if (deleted.length === 0 && c.req.header("If-Match")) throw changedConcurrently();
+  return c.body(null, 204);
+};
