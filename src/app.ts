@@ -65,24 +65,7 @@ export function createApp(contextPath = "") {
   // Before user authentication: the token endpoints authenticate trusted-access clients instead.
   api.route("/api/trusted-access", tokenEndpointsRouter);
   api.use("/api/*", authenticate);
-  api.route("/api/accounts", accountsRouter);
-  api.route("/api/users", usersRouter);
-  api.route("/api/user", currentUserRouter);
-  api.route("/api/groups", groupsRouter);
-  api.route("/api/quota", quotasRouter);
-  api.route("/api/sources", sourcesRouter);
-  api.route("/api/sources/:sourceId/fields", fieldsRouter);
-  api.route("/api/sources/:sourceId/custom-metrics", customMetricsRouter);
-  api.route("/api/dashboards", dashboardsRouter);
-  api.route("/api/json-datasets", jsonDatasetsRouter);
-  api.route("/api/calendars", calendarsRouter);
-  api.route("/api/folders", foldersRouter);
-  api.route("/api/trusted-access/clients", trustedAccessClientsRouter);
-  api.route("/api/trusted-access/tokens", tokenRevocationRouter);
-  api.route("/api/connection/types", connectionTypesRouter);
-  api.route("/api/connections", connectionsRouter);
-  api.route("/api/sources/data-entities", dataEntitiesRouter);
-  api.route("/api/materialized-views", materializedViewsRouter);
+  api.route("/", resourceRoutes());
 
   app.route(contextPath || "/", api);
   app.notFound((c) => {
@@ -90,3 +73,32 @@ export function createApp(contextPath = "") {
   });
   return app;
 }
+
+/**
+ * The resource sub-apps, each at its path, in one chain so that their routes are in the type
+ * (AppType, for the typed client of src/client.ts). Mounted after authentication.
+ */
+function resourceRoutes() {
+  return createRouter()
+    .route("/api/accounts", accountsRouter)
+    .route("/api/users", usersRouter)
+    .route("/api/user", currentUserRouter)
+    .route("/api/groups", groupsRouter)
+    .route("/api/quota", quotasRouter)
+    .route("/api/sources", sourcesRouter)
+    .route("/api/sources/:sourceId/fields", fieldsRouter)
+    .route("/api/sources/:sourceId/custom-metrics", customMetricsRouter)
+    .route("/api/dashboards", dashboardsRouter)
+    .route("/api/json-datasets", jsonDatasetsRouter)
+    .route("/api/calendars", calendarsRouter)
+    .route("/api/folders", foldersRouter)
+    .route("/api/trusted-access/clients", trustedAccessClientsRouter)
+    .route("/api/trusted-access/tokens", tokenRevocationRouter)
+    .route("/api/connection/types", connectionTypesRouter)
+    .route("/api/connections", connectionsRouter)
+    .route("/api/sources/data-entities", dataEntitiesRouter)
+    .route("/api/materialized-views", materializedViewsRouter);
+}
+
+/** The API's routes as a type: what `hono/client` needs to type a client (src/client.ts). */
+export type AppType = ReturnType<typeof resourceRoutes>;
