@@ -135,7 +135,7 @@ describe("the depth limit", () => {
 
   it("follows the MAX_FOLDER_DEPTH var", async () => {
     const app = createApp();
-    const bindings = Object.assign(Object.create(env) as typeof env, { MAX_FOLDER_DEPTH: "2" });
+    const bindings = { ...env, MAX_FOLDER_DEPTH: "2" };
     // Straight to an app with other vars: `call` uses the test bindings (the answers are the same routes, checked elsewhere).
     const send = async (body: object) => {
       const ctx = createExecutionContext();

@@ -105,7 +105,7 @@ const app = createApp();
 
 /** A request through the real app over `db`, its answer checked against the document like call()'s. */
 async function callOver(db: D1Database, method: string, path: string, options: CallOptions): Promise<CallResult> {
-  const bindings = Object.assign(Object.create(env) as typeof env, { DB: db });
+  const bindings = { ...env, DB: db };
   const ctx = createExecutionContext();
   const request = buildRequest(method, path, options);
   const response = await app.fetch(request, bindings, ctx);

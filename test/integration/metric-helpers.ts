@@ -65,7 +65,7 @@ let countingApp: ReturnType<typeof createApp> | undefined;
 /** A call whose answer carries X-D1-Round-Trips, whatever the test bindings say. */
 export async function callCounting(method: string, path: string, options: CallOptions = {}): Promise<CallResult & { roundTrips: number }> {
   countingApp ??= createApp();
-  const bindings = Object.assign(Object.create(env) as typeof env, { EXPOSE_D1_ROUND_TRIPS: "true" });
+  const bindings = { ...env, EXPOSE_D1_ROUND_TRIPS: "true" };
   const ctx = createExecutionContext();
   const response = await countingApp.fetch(buildRequest(method, path, options), bindings, ctx);
   await waitOnExecutionContext(ctx);
