@@ -181,6 +181,12 @@ say "The supervisor revokes it; its next use is 401."
 call 204 -u "$SUPERVISOR" -X DELETE "$API/trusted-access/tokens/$TOKEN_ID"
 call 401 -H "Authorization: Bearer $ACCESS_TOKEN" "$API/user"
 
+say "Rotating the client's secret: the old one keeps working for the grace period while the portal switches."
+call 200 -u "$SUPERVISOR" -H "$J" -d '{"grace_period_seconds":3600}' "$API/trusted-access/clients/$CLIENT_ID/secret"
+NEW_SECRET=$(field .client_secret)
+call 200 -u "$CLIENT_ID:$CLIENT_SECRET" -H "$J" -d '{"username":"carol","account":"Acme"}' "$API/trusted-access/pull/tokens"
+call 200 -u "$CLIENT_ID:$NEW_SECRET" -H "$J" -d '{"username":"carol","account":"Acme"}' "$API/trusted-access/pull/tokens"
+
 say "Clean up: the client, then the account (and everything in it)."
 call 204 -u "$SUPERVISOR" -X DELETE "$API/trusted-access/clients/$CLIENT_ID"
 call 204 -u "$SUPERVISOR" -X DELETE "$API/accounts/$ACCOUNT_ID"
