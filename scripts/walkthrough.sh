@@ -156,11 +156,16 @@ say "Library folders (preview: X-Enable-Preview): alice makes a root, then a chi
 call 201 -u "$ALICE" -H "$PREVIEW" -H "$J" -d '{"folder_name":"Sales","content_type":"DASHBOARDS"}' "$API/folders"
 ROOT_ID=$(field .id)
 call 201 -u "$ALICE" -H "$PREVIEW" -H "$J" -d '{"folder_name":"Europe","parent_id":"'"$ROOT_ID"'"}' "$API/folders"
-say "bob sees only his private root; then alice lets him READ Sales, and Europe inherits it."
+say "The tree as alice: her private root, then Sales (child_count 1). As bob: his private root only."
+call 200 -u "$ALICE" -H "$PREVIEW" "$API/folders/tree?content_type=DASHBOARDS"
 call 200 -u "$BOB" -H "$PREVIEW" "$API/folders/tree"
+expect '[.[] | select(.name == "Sales")] | length == 0'
+say "alice lets bob READ Sales; his tree shows it now, and Europe inherits the permission."
 call 200 -u "$ALICE" -H "$PREVIEW" -H "$J" -X PUT -d '{"content":[
   {"principalType":"USER","principalId":"'"$ALICE_ID"'","permissions":["READ","WRITE","CREATE","DELETE","ADMINISTER"]},
   {"principalType":"USER","principalId":"'"$BOB_ID"'","permissions":["READ"]}]}' "$API/folders/$ROOT_ID/permissions"
+call 200 -u "$BOB" -H "$PREVIEW" "$API/folders/tree"
+expect '[.[] | select(.name == "Sales")] | length == 1'
 call 200 -u "$BOB" -H "$PREVIEW" "$API/folders/$ROOT_ID/children"
 expect '.content[0].permission_inherited == true'
 say "bob may not create there (403); without the preview header every folder call is 400."
