@@ -47,6 +47,10 @@ export class CredentialCache<T extends CachedIdentity> {
     this.#entries.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
   invalidateUser(userId: string): void {
     this.#deleteWhere((v) => v.userId === userId);
   }

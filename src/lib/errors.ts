@@ -225,6 +225,9 @@ export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
 /** The app's onError: known errors keep their status, anything else is a logged 500 without internals. */
 export function handleError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) return errorResponse(c, err);
+  // An ApiError raised under a database call (the bearer check riding on it) reaches here as the cause of Drizzle's error.
+  const underlying = apiErrorCause(err);
+  if (underlying) return errorResponse(c, underlying);
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   log(c, "error", "unhandled error", { errorName: err?.name, errorMessage: String(err?.message ?? err).slice(0, 500) });
   return errorResponse(
@@ -277,6 +280,14 @@ export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", messag
 export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FOREIGN KEY" | "PRIMARY KEY", name?: string): boolean {
   const text = collectMessages(err);
   return text.includes(`${kind} constraint failed`) && (name === undefined || text.includes(name));
+}
+
+function apiErrorCause(err: unknown): ApiError | undefined {
+  for (let e = (err as { cause?: unknown })?.cause, depth = 0; e && depth < 5; depth++) {
+    if (e instanceof ApiError) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function collectMessages(err: unknown): string {

@@ -17,3 +17,8 @@ export const countLimitGuard = sqliteTable("count_limit_guard", { reason: text("
 export const writeConflictGuard = sqliteTable("write_conflict_guard", { reason: text("reason").notNull() }, () => [
   check("write_conflict", sql`0`),
 ]);
+
+/** A trusted-access bearer token this isolate trusted from its cache was revoked, expired, or its account disabled (auth/bearer.ts). */
+export const bearerGuard = sqliteTable("bearer_guard", { reason: text("reason").notNull() }, () => [
+  check("bearer_token_refused", sql`0`),
+]);

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { parseBasic, verifyBasic } from "../../auth/basic";
-import { verifyBearer } from "../../auth/bearer";
+import { cachedBearer, verifyBearer } from "../../auth/bearer";
+import { settleCheck } from "../../db/round-trips";
 import { clientAddress, recordFailedLogin, retryAfterSeconds } from "../../auth/login-throttle";
 import { ApiError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
@@ -16,15 +17,27 @@ const invalidToken = () =>
 /**
  * Establishes who is calling: HTTP Basic (a stored user, or the supervisor from secrets) or a
  * trusted-access Bearer token. Every route mounted after this middleware needs one of them.
- * A bearer token is verified against D1 on every request (one round trip, never cached), so a
- * revoked token is refused by the next request in every isolate.
+ * A bearer token is verified against D1 on every request, so a revoked token is refused by the
+ * next request in every isolate: in a round trip of its own the first time this isolate sees it,
+ * then riding on the request's first round trip (auth/bearer.ts, db/round-trips.ts).
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header("Authorization");
   if (!header) throw unauthenticated("Full authentication is required to access this resource");
 
   if (/^Bearer\s/i.test(header)) {
-    const principal = await verifyBearer(header.replace(/^Bearer\s+/i, "").trim(), c.get("db"));
+    const token = header.replace(/^Bearer\s+/i, "").trim();
+    const cached = await cachedBearer(token, invalidToken);
+    if (cached) {
+      // Known here: the token's check rides on the request's first D1 round trip.
+      c.set("principal", cached.principal);
+      c.get("roundTrips").rideAlong(cached.check);
+      await next();
+      // No D1 call carried it: ask it now, before anything is answered.
+      if (c.get("roundTrips").checkPending) await settleCheck(c.env.DB, c.get("roundTrips"));
+      return;
+    }
+    const principal = await verifyBearer(token, c.get("db"), c.get("config").credentialCacheTtlMs);
     if (!principal) throw invalidToken();
     c.set("principal", principal);
     return next();
