@@ -2,12 +2,21 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Database } from "../db/client";
 import type { RideAlongCheck } from "../db/round-trips";
 import { accessTokens, accounts, users } from "../db/schema";
-import { sha256Hex } from "../domain/passwords";
+import { digestOf } from "../domain/trusted-access";
 import type { UserPrincipal } from "../domain/principal";
 import { bearerCache } from "./cache";
 import { membershipsOf, readMemberships } from "./memberships";
 
 const TOKEN_SHAPE = /^[\w.~+/=-]{16,512}$/;
+
+/** The SHA-256 digest a token is stored and cached under; undefined for what cannot be a token. */
+export async function bearerDigest(token: string): Promise<string | undefined> {
+  return TOKEN_SHAPE.test(token) ? digestOf(token) : undefined;
+}
+
+/** The token's row exists, unexpired, and its account is enabled (parameters: digest, now). */
+const TOKEN_STILL_GOOD = `EXISTS (SELECT 1 FROM access_tokens bearer_t JOIN users bearer_u ON bearer_u.id = bearer_t.user_id JOIN accounts bearer_a ON bearer_a.id = bearer_u.account_id WHERE bearer_t.token_hash = ? AND bearer_t.expires_at > ? AND bearer_a.disabled = 0)`;
+const TOKEN_GUARD = `INSERT INTO bearer_guard (reason) SELECT 'bearer_token_refused' WHERE NOT ${TOKEN_STILL_GOOD}`;
 
 /**
  * Verifies a trusted-access bearer token (issued by /api/trusted-access/{push,pull}/tokens): one
@@ -16,9 +25,7 @@ const TOKEN_SHAPE = /^[\w.~+/=-]{16,512}$/;
  * the user's privileges are those of this moment. The user found is cached in this isolate (as a
  * Basic credential is) for `cacheTtlMs`, see `cachedBearer`.
  */
-export async function verifyBearer(token: string, db: Database, cacheTtlMs = 0, now = Date.now()): Promise<UserPrincipal | undefined> {
-  if (!TOKEN_SHAPE.test(token)) return undefined;
-  const digest = await sha256Hex(token);
+export async function verifyBearer(digest: string, db: Database, cacheTtlMs = 0, now = Date.now()): Promise<UserPrincipal | undefined> {
   const row = await db
     .select({
       id: users.id,
@@ -54,19 +61,16 @@ export async function verifyBearer(token: string, db: Database, cacheTtlMs = 0, 
  * user, or disabling the account changes. The user's privileges are those cached, refreshed as a
  * Basic credential's are (at once in the isolate that changes them, within the TTL elsewhere).
  */
-export async function cachedBearer(token: string, refused: () => Error, now = Date.now()): Promise<{ principal: UserPrincipal; check: RideAlongCheck } | undefined> {
-  if (!TOKEN_SHAPE.test(token)) return undefined;
-  const digest = await sha256Hex(token);
+export function cachedBearer(digest: string, refused: () => Error, now = Date.now()): { principal: UserPrincipal; check: RideAlongCheck } | undefined {
   const cached = bearerCache.get(digest);
   if (!cached) return undefined;
   const { userId: _userId, ...principal } = cached;
-  const condition = `EXISTS (SELECT 1 FROM access_tokens bearer_t JOIN users bearer_u ON bearer_u.id = bearer_t.user_id JOIN accounts bearer_a ON bearer_a.id = bearer_u.account_id WHERE bearer_t.token_hash = ? AND bearer_t.expires_at > ? AND bearer_a.disabled = 0)`;
   return {
     principal,
     check: {
-      condition,
+      condition: TOKEN_STILL_GOOD,
       params: [digest, now],
-      guard: `INSERT INTO bearer_guard (reason) SELECT 'bearer_token_refused' WHERE NOT ${condition}`,
+      guard: TOKEN_GUARD,
       guardConstraint: "bearer_token_refused",
       refused: () => {
         bearerCache.delete(digest);

@@ -28,11 +28,6 @@ export class RoundTripCounter {
     this.#check = undefined;
     return check;
   }
-
-  /** Whether a check is still waiting for a round trip to ride on. */
-  get checkPending(): boolean {
-    return this.#check !== undefined;
-  }
 }
 
 export interface RideAlongCheck {

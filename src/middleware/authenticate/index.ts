@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { parseBasic, verifyBasic } from "../../auth/basic";
-import { cachedBearer, verifyBearer } from "../../auth/bearer";
+import { bearerDigest, cachedBearer, verifyBearer } from "../../auth/bearer";
 import { settleCheck } from "../../db/round-trips";
 import { clientAddress, recordFailedLogin, retryAfterSeconds } from "../../auth/login-throttle";
 import { ApiError } from "../../lib/errors";
@@ -26,18 +26,19 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!header) throw unauthenticated("Full authentication is required to access this resource");
 
   if (/^Bearer\s/i.test(header)) {
-    const token = header.replace(/^Bearer\s+/i, "").trim();
-    const cached = await cachedBearer(token, invalidToken);
+    const digest = await bearerDigest(header.replace(/^Bearer\s+/i, "").trim());
+    if (!digest) throw invalidToken();
+    const cached = cachedBearer(digest, invalidToken);
     if (cached) {
       // Known here: the token's check rides on the request's first D1 round trip.
       c.set("principal", cached.principal);
       c.get("roundTrips").rideAlong(cached.check);
       await next();
-      // No D1 call carried it: ask it now, before anything is answered.
-      if (c.get("roundTrips").checkPending) await settleCheck(c.env.DB, c.get("roundTrips"));
+      // If no D1 call carried it, it is asked now, before anything is answered.
+      await settleCheck(c.env.DB, c.get("roundTrips"));
       return;
     }
-    const principal = await verifyBearer(token, c.get("db"), c.get("config").credentialCacheTtlMs);
+    const principal = await verifyBearer(digest, c.get("db"), c.get("config").credentialCacheTtlMs);
     if (!principal) throw invalidToken();
     c.set("principal", principal);
     return next();
