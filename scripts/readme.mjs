@@ -1,7 +1,10 @@
-// npm run readme: rewrites the README's generated blocks (contents, walk-through, typed-client
-// example) from their sources; see scripts/readme-blocks.mjs.
+// npm run readme: rewrites the documentation's generated blocks (the README's contents of docs/, the
+// walk-through, the typed-client example) from their sources; see scripts/readme-blocks.mjs.
 import { readFileSync, writeFileSync } from "node:fs";
-import { renderReadme } from "./readme-blocks.mjs";
+import { documentationFiles, renderDocumentation } from "./readme-blocks.mjs";
 
-writeFileSync("README.md", renderReadme(readFileSync("README.md", "utf8")));
-console.log("README.md: contents, walk-through and typed-client example rewritten.");
+const files = Object.fromEntries(documentationFiles().map((file) => [file, readFileSync(file, "utf8")]));
+const rendered = renderDocumentation(files);
+const changed = Object.keys(files).filter((file) => rendered[file] !== files[file]);
+for (const file of changed) writeFileSync(file, rendered[file]);
+console.log(changed.length ? `Rewritten: ${changed.join(", ")}.` : "The generated blocks were up to date.");

@@ -1,22 +1,56 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, normalize, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module of the scripts, without types.
-import { renderReadme } from "../../../scripts/readme-blocks.mjs";
+import { documentationFiles, headingsOf, renderDocumentation, withoutCode } from "../../../scripts/readme-blocks.mjs";
 
-const readme = readFileSync("README.md", "utf8");
+const files: string[] = documentationFiles();
+const text: Record<string, string> = Object.fromEntries(files.map((file) => [file, readFileSync(file, "utf8")]));
+const readme = text["README.md"]!;
+const pages = files.filter((file) => file.startsWith("docs/"));
 
-describe("README", () => {
-  it("shows the walk-through CI runs and the typed-client example tsc checks, as they are, and a full table of contents (npm run readme rewrites them)", () => {
+/** Every Markdown link and image of a page outside code: [text](href) and ![alt](href). */
+function linksOf(markdown: string): string[] {
+  return [...withoutCode(markdown).matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
+}
+
+/** Where a relative link of `from` points: the file (relative to the repository) and its anchor. */
+function targetOf(from: string, href: string): { file: string; anchor: string | undefined } {
+  const [path, anchor] = href.split("#", 2) as [string, string | undefined];
+  return { file: path === "" ? from : normalize(join(dirname(from), decodeURIComponent(path))), anchor };
+}
+
+describe("README and docs/", () => {
+  it("show the walk-through CI runs and the typed-client example tsc checks, as they are, and the README lists every page of docs/ (npm run readme rewrites them)", () => {
     expect(readme).toContain("<!-- walkthrough:begin -->");
-    expect(readme).toContain("<!-- typed-client:begin -->");
-    expect(renderReadme(readme)).toBe(readme);
+    expect(pages).toContain("docs/typed-client.md");
+    expect(text["docs/typed-client.md"]).toContain("<!-- typed-client:begin -->");
+    expect(renderDocumentation(text)).toEqual(text);
   });
 
-  it("links to nothing outside the repository", () => {
-    const links = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]);
-    const outside = links.filter((href) => !href.startsWith("#") && (/^[a-z]+:/i.test(href) || href.startsWith("../") || href.startsWith("/")));
-    expect(outside).toEqual([]);
-    expect(readme).not.toMatch(/https?:\/\/(?!127\.0\.0\.1|localhost|[\w.-]*example\.(?:com|test))[^\s)`'"]+/);
-    expect(readme).not.toContain("../shared");
+  it("reach every page of docs/ from the README", () => {
+    const linked = new Set(linksOf(readme).map((href) => targetOf("README.md", href).file.split(sep).join("/")));
+    expect(pages.filter((page) => !linked.has(page))).toEqual([]);
+  });
+
+  it("keep the README short: under 300 lines", () => {
+    expect(readme.split("\n").length).toBeLessThan(300);
+  });
+
+  it.each(files)("%s links to nothing outside the repository, and every relative link finds its file and heading", (file) => {
+    const markdown = text[file]!;
+    const links = linksOf(markdown);
+    expect(links.filter((href) => /^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("/"))).toEqual([]);
+    expect(markdown).not.toMatch(/https?:\/\/(?!127\.0\.0\.1|localhost|[\w.-]*example\.(?:com|test))[^\s)`'"]+/);
+    expect(markdown).not.toContain("../shared");
+
+    const broken = links.filter((href) => {
+      const { file: target, anchor } = targetOf(file, href);
+      if (relative(".", target).startsWith("..") || !existsSync(target)) return true;
+      if (anchor === undefined) return false;
+      if (!target.endsWith(".md") || statSync(target).isDirectory()) return true;
+      return !headingsOf(readFileSync(target, "utf8")).some((heading: { anchor: string }) => heading.anchor === anchor);
+    });
+    expect(broken).toEqual([]);
   });
 });
