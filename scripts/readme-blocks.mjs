@@ -1,7 +1,8 @@
-// The documentation's generated blocks: the README's table of contents (every page of docs/), and
-// copies of files that CI runs or type-checks (the walk-through in the README, the typed-client
-// example in docs/typed-client.md), so that what the documentation shows cannot drift from what is
-// tested. A block may live in the README or in any page of docs/. `npm run readme` rewrites them;
+// The documentation's generated blocks: the README's table of contents (every page of docs/), the
+// endpoint tables of docs/ pages (from the OpenAPI document the Worker serves), and copies of files
+// that CI runs or type-checks (the walk-through in the README, the typed-client example in
+// docs/typed-client.md), so that what the documentation shows cannot drift from what is tested. A
+// block may live in the README or in any page of docs/. `npm run readme` rewrites them;
 // test/unit/docs/readme.test.ts fails when a page differs from what this would write.
 import { readFileSync, readdirSync } from "node:fs";
 
@@ -57,6 +58,34 @@ function contents(readme, pages) {
     .join("\n");
 }
 
+/** The `<!-- endpoints:begin TAG, TAG -->` blocks of a page: the tags each lists. */
+export function endpointBlocksOf(text) {
+  return [...text.matchAll(/<!-- endpoints:begin ([^>]*?) -->/g)].map((match) => match[1].split(",").map((tag) => tag.trim()));
+}
+
+const METHODS = ["get", "put", "post", "patch", "delete"];
+
+/** The operations of an OpenAPI document: method, path, tags, summary, access rule, stability mark. */
+export function operationsOf(document) {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => {
+      const operation = item[method];
+      return { method: method.toUpperCase(), path, tags: operation.tags ?? [], summary: operation.summary ?? "", access: operation["x-access"], stability: operation["x-stability"] };
+    }),
+  );
+}
+
+function endpointTable(tags, document) {
+  const known = new Set(operationsOf(document).flatMap((operation) => operation.tags));
+  const unknown = tags.filter((tag) => !known.has(tag));
+  if (unknown.length) throw new Error(`An endpoints block names tags the OpenAPI document does not have: ${unknown.join(", ")}`);
+  const cell = (text) => text.replace(/\|/g, "\\|");
+  const rows = operationsOf(document)
+    .filter((operation) => operation.tags.some((tag) => tags.includes(tag)))
+    .map(({ method, path, summary, access, stability }) => `| \`${method} ${path}\` | ${cell(String(access))} | ${cell(summary)}${stability ? ` (${stability})` : ""} |`);
+  return ["| endpoint | access rule | what it does |", "|---|---|---|", ...rows].join("\n");
+}
+
 function replaceBlock(text, name, replacement) {
   const block = new RegExp(`<!-- ${name}:begin -->[\\s\\S]*?<!-- ${name}:end -->`);
   return text.replace(block, () => `<!-- ${name}:begin -->\n${replacement}\n<!-- ${name}:end -->`);
@@ -71,12 +100,22 @@ export function renderCopies(text, read = (file) => readFileSync(file, "utf8")) 
   return out;
 }
 
+/** A page with each endpoints block rewritten from the OpenAPI document. */
+export function renderEndpoints(text, document) {
+  return text.replace(/<!-- endpoints:begin ([^>]*?) -->[\s\S]*?<!-- endpoints:end -->/g, (block, list) => {
+    if (!document) throw new Error("Endpoints blocks need the OpenAPI document");
+    const tags = list.split(",").map((tag) => tag.trim());
+    return `<!-- endpoints:begin ${list} -->\n${endpointTable(tags, document)}\n<!-- endpoints:end -->`;
+  });
+}
+
 /**
  * Every page of the documentation with its generated blocks rewritten: `files` maps each file
- * (README.md, docs/*.md) to its text; the answer maps each to what it should be.
+ * (README.md, docs/*.md) to its text; `document` is the OpenAPI document (for endpoints blocks); the
+ * answer maps each file to what it should be.
  */
-export function renderDocumentation(files, read = (file) => readFileSync(file, "utf8")) {
-  const out = Object.fromEntries(Object.entries(files).map(([file, text]) => [file, renderCopies(text, read)]));
+export function renderDocumentation(files, document, read = (file) => readFileSync(file, "utf8")) {
+  const out = Object.fromEntries(Object.entries(files).map(([file, text]) => [file, renderEndpoints(renderCopies(text, read), document)]));
   for (const name of ["contents", ...Object.keys(COPIES)]) {
     const holders = Object.keys(out).filter((file) => out[file].includes(`<!-- ${name}:begin -->`));
     if (holders.length !== 1) throw new Error(`The <!-- ${name}:begin --> ... <!-- ${name}:end --> block must be in exactly one page, not ${holders.length ? holders.join(", ") : "none"}`);

@@ -1,13 +1,19 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../../src/app";
+import { buildDocument } from "../../../src/routes/meta/openapi-document";
 // @ts-expect-error: a plain ES module of the scripts, without types.
-import { documentationFiles, headingsOf, renderDocumentation, withoutCode } from "../../../scripts/readme-blocks.mjs";
+import * as blocks from "../../../scripts/readme-blocks.mjs";
+
+const { documentationFiles, endpointBlocksOf, headingsOf, operationsOf, renderDocumentation, withoutCode } = blocks;
 
 const files: string[] = documentationFiles();
 const text: Record<string, string> = Object.fromEntries(files.map((file) => [file, readFileSync(file, "utf8")]));
 const readme = text["README.md"]!;
 const pages = files.filter((file) => file.startsWith("docs/"));
+// The document the Worker serves, built the same way (test/unit/openapi/document.test.ts).
+const document = buildDocument(createApp());
 
 /** Every Markdown link and image of a page outside code: [text](href) and ![alt](href). */
 function linksOf(markdown: string): string[] {
@@ -21,11 +27,20 @@ function targetOf(from: string, href: string): { file: string; anchor: string | 
 }
 
 describe("README and docs/", () => {
-  it("show the walk-through CI runs and the typed-client example tsc checks, as they are, and the README lists every page of docs/ (npm run readme rewrites them)", () => {
+  it("show the walk-through CI runs, the typed-client example tsc checks and the endpoints the Worker serves, as they are, and the README lists every page of docs/ (npm run readme rewrites them)", () => {
     expect(readme).toContain("<!-- walkthrough:begin -->");
     expect(pages).toContain("docs/typed-client.md");
     expect(text["docs/typed-client.md"]).toContain("<!-- typed-client:begin -->");
-    expect(renderDocumentation(text)).toEqual(text);
+    expect(renderDocumentation(text, document)).toEqual(text);
+  });
+
+  it("document every operation: in a generated endpoints table, or by its path in a page's own table", () => {
+    const tabled = new Set(pages.flatMap((page) => endpointBlocksOf(text[page]!).flat()));
+    const prose = pages.map((page) => text[page]).join("\n");
+    const missing = operationsOf(document)
+      .filter((operation: { tags: string[]; path: string }) => !operation.tags.some((tag) => tabled.has(tag)) && !prose.includes(operation.path))
+      .map((operation: { method: string; path: string }) => `${operation.method} ${operation.path}`);
+    expect(missing).toEqual([]);
   });
 
   it("reach every page of docs/ from the README", () => {
