@@ -15,7 +15,7 @@ beforeAll(async () => {
   const account = await createAccount();
   const admin = await createUser(account.id, { groups: ["Users", "Administrators"] });
   user = await createUser(account.id);
-  // The README's worked example: 4-4-5 quarters, the year ending on the last Saturday of December.
+  // The worked example of docs/calendars.md: 4-4-5 quarters, the year ending on the last Saturday of December.
   retail = (await createCalendar(admin, fiscalCalendar("Retail 4-4-5"))).id;
   shifted = (await createCalendar(admin, monthShiftCalendar("April to March", 3))).id;
 });

@@ -4,7 +4,7 @@ import { PRIVILEGES } from "../../src/domain/privileges";
 import { as, call, createAccount, createGroup, createUser, expectNoPasswordMaterial, expectUnauthenticated, SUPERVISOR } from "./helpers";
 import { bearerFor, createClient, roundTrips } from "./trusted-access-helpers";
 
-/** GET /api/user: who is calling (README, "Who am I"). */
+/** GET /api/user: who is calling (docs/accounts-users-groups.md, "Who am I"). */
 describe("GET /api/user", () => {
   it("answers an administrator with its account, groups and every privilege, in one D1 round trip", async () => {
     const account = await createAccount();

@@ -6,7 +6,7 @@ import type { World } from "./fixtures";
 /**
  * Who may call what, computed from an operation's `x-access` and `x-object-permission` and the
  * privilege catalogue (PRIVILEGES, SUPERVISOR_TENANT_PRIVILEGES), written down here from the
- * rules in the README rather than taken from src/domain/principal.ts, so the matrix checks the
+ * rules in docs/accounts-users-groups.md rather than taken from src/domain/principal.ts, so the matrix checks the
  * implementation instead of repeating it.
  */
 export type CallerKind = "anonymous" | "noPrivilege" | "onePrivilege" | "accountAdmin" | "supervisor" | "disabledAccount" | "trustedClient";

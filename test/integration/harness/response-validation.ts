@@ -46,7 +46,7 @@ const GENERIC_ANSWERS: Record<number, { errorCode?: string; header?: string }> =
 
 /**
  * Under /api/trusted-access/ every answer, the pipeline's generic ones included, is an OAuth error
- * body {error, error_description} (README, Trusted access): the `error` values each status may carry.
+ * body {error, error_description} (docs/trusted-access.md): the `error` values each status may carry.
  */
 const TRUSTED_ACCESS_PREFIX = "/api/trusted-access/";
 const GENERIC_OAUTH_ERRORS: Record<number, string[]> = {
