@@ -11,7 +11,7 @@ import { documentationFiles, renderDocumentation } from "./readme-blocks.mjs";
 const outfile = resolve(".wrangler/readme/openapi-document.mjs");
 await build({
   stdin: {
-    contents: 'import { createApp } from "./src/app"; import { buildDocument } from "./src/routes/meta/openapi-document"; export const document = buildDocument(createApp());',
+    contents: 'import { createApp } from "./src/app"; import { buildDocument } from "./src/routes/meta/openapi-document"; export const document = buildDocument(await createApp());',
     resolveDir: process.cwd(),
     loader: "ts",
   },

@@ -12,42 +12,28 @@ import { corsPolicy } from "./middleware/cors";
 import { drainUnreadBody } from "./middleware/request-body";
 import { securityHeaders } from "./middleware/security-headers";
 import { marksOfOperation } from "./middleware/stability";
-import { buildDocument } from "./routes/meta/openapi-document";
+import { loadAllMounts, type Mount } from "./routes";
 import { requestId } from "./middleware/request-id";
-import { accountsRouter } from "./routes/accounts/accounts.index";
-import { calendarsRouter } from "./routes/calendars/calendars.index";
-import { groupsRouter } from "./routes/groups/groups.index";
-import { jsonDatasetsRouter } from "./routes/json-datasets/json-datasets.index";
-import { customMetricsRouter } from "./routes/custom-metrics/metrics.index";
-import { dashboardsRouter } from "./routes/dashboards/dashboards.index";
-import { foldersRouter } from "./routes/folders/folders.index";
 import { createMetaRouter } from "./routes/meta/meta.index";
-import { quotasRouter } from "./routes/quotas/quotas.index";
-import { fieldsRouter } from "./routes/source-fields/fields.index";
-import { sourcesRouter } from "./routes/sources/sources.index";
-import { trustedAccessClientsRouter } from "./routes/trusted-access/clients.index";
-import { tokenEndpointsRouter, tokenRevocationRouter } from "./routes/trusted-access/tokens.index";
-import { usersRouter } from "./routes/users/users.index";
-import { currentUserRouter } from "./routes/current-user/current-user.index";
-import { connectionTypesRouter } from "./routes/connection-types/connection-types.index";
-import { connectionsRouter } from "./routes/connections/connections.index";
-import { dataEntitiesRouter } from "./routes/data-entities/data-entities.index";
-import { materializedViewsRouter } from "./routes/materialized-views/materialized-views.index";
 
 /**
- * The request pipeline, in order: request id; draining of unread request bodies; config; security
- * headers; CORS (answers preflights before authentication); conditional GET (ETag, 304); media
- * types (the answer's type negotiated, 406, 415); the database handle; the public routes (health,
- * OpenAPI document, docs); authentication; then the resource sub-apps, whose routes each check
- * their stability mark and access rule, read the JSON body (size cap, strict UTF-8, no lone
- * surrogates, nesting), validate, then run the handler. Errors anywhere become the bodies of
- * lib/errors.ts (onError).
+ * The request pipeline, in order: request id; stability marks of answers given before a route's
+ * own middleware; draining of unread request bodies; config; security headers; CORS (answers
+ * preflights before authentication); conditional GET (ETag, 304); media types (the answer's type
+ * negotiated, 406, 415); the database handle; the public routes (health, OpenAPI document, docs)
+ * and the sub-apps that authenticate their own callers; authentication; then the resource
+ * sub-apps, whose routes each check their stability mark and access rule, read the JSON body (size
+ * cap, strict UTF-8, no lone surrogates, nesting), validate, then run the handler. Errors anywhere
+ * become the bodies of lib/errors.ts (onError).
+ *
+ * `mounts` are the sub-apps this app serves (src/routes/index.ts): all of them, or in the Worker
+ * one group's, loaded on its first request (src/index.ts).
  */
-export function createApp(contextPath = "") {
+export function buildApp(contextPath: string, mounts: readonly Mount[]) {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
   app.use("*", requestId);
-  app.use("*", marksOfOperation(() => buildDocument(app) as never));
+  app.use("*", marksOfOperation(app));
   app.use("*", drainUnreadBody);
   app.use("*", async (c, next) => {
     c.set("config", readConfig(c.env));
@@ -62,10 +48,9 @@ export function createApp(contextPath = "") {
 
   const api = createRouter();
   api.route("/", createMetaRouter(() => app));
-  // Before user authentication: the token endpoints authenticate trusted-access clients instead.
-  api.route("/api/trusted-access", tokenEndpointsRouter);
+  for (const m of mounts) if (m.beforeAuthentication) api.route(m.path, m.router);
   api.use("/api/*", authenticate);
-  api.route("/", resourceRoutes());
+  for (const m of mounts) if (!m.beforeAuthentication) api.route(m.path, m.router);
 
   app.route(contextPath || "/", api);
   app.notFound((c) => {
@@ -74,31 +59,10 @@ export function createApp(contextPath = "") {
   return app;
 }
 
-/**
- * The resource sub-apps, each at its path, in one chain so that their routes are in the type
- * (AppType, for the typed client of src/client.ts). Mounted after authentication.
- */
-function resourceRoutes() {
-  return createRouter()
-    .route("/api/accounts", accountsRouter)
-    .route("/api/users", usersRouter)
-    .route("/api/user", currentUserRouter)
-    .route("/api/groups", groupsRouter)
-    .route("/api/quota", quotasRouter)
-    .route("/api/sources", sourcesRouter)
-    .route("/api/sources/:sourceId/fields", fieldsRouter)
-    .route("/api/sources/:sourceId/custom-metrics", customMetricsRouter)
-    .route("/api/dashboards", dashboardsRouter)
-    .route("/api/json-datasets", jsonDatasetsRouter)
-    .route("/api/calendars", calendarsRouter)
-    .route("/api/folders", foldersRouter)
-    .route("/api/trusted-access/clients", trustedAccessClientsRouter)
-    .route("/api/trusted-access/tokens", tokenRevocationRouter)
-    .route("/api/connection/types", connectionTypesRouter)
-    .route("/api/connections", connectionsRouter)
-    .route("/api/sources/data-entities", dataEntitiesRouter)
-    .route("/api/materialized-views", materializedViewsRouter);
+/** The whole API: every route (the OpenAPI document lists them all; tests and scripts use it). */
+export async function createApp(contextPath = "") {
+  return buildApp(contextPath, await loadAllMounts());
 }
 
-/** The API's routes as a type: what `hono/client` needs to type a client (src/client.ts). */
-export type AppType = ReturnType<typeof resourceRoutes>;
+export type App = ReturnType<typeof buildApp>;
+export type { AppType } from "./routes";

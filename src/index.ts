@@ -1,15 +1,46 @@
-import { createApp } from "./app";
+import { buildApp, type App } from "./app";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
+import { loadAllMounts, routeGroupOf, type RouteGroup } from "./routes";
 
-// One app per context path, built on first use and kept for the life of the isolate.
-const apps = new Map<string, ReturnType<typeof createApp>>();
+/**
+ * One app per context path and route group, built on the first request under the group's prefix
+ * and kept for the life of the isolate: an isolate starts without the Zod schemas and routes of
+ * every resource (src/routes/index.ts). A path of no group (health, the reference page, an unknown
+ * path) is served by an app with the public routes only; the OpenAPI document, which lists every
+ * route, by the whole app.
+ */
+const apps = new Map<string, App | Promise<App>>();
 
 export default {
   fetch(request, env, ctx) {
     const contextPath = normaliseContextPath(env.CONTEXT_PATH);
-    let app = apps.get(contextPath);
-    if (!app) apps.set(contextPath, (app = createApp(contextPath)));
-    return app.fetch(request, env, ctx);
+    const path = pathOf(request.url).slice(contextPath.length);
+    const group: RouteGroup | "all" | undefined = path === "/api/openapi.json" ? "all" : routeGroupOf(path);
+    const key = `${contextPath} ${group === "all" ? "*" : (group?.prefix ?? "")}`;
+    const app = apps.get(key);
+    if (app && !(app instanceof Promise)) return app.fetch(request, env, ctx);
+    return (app ?? load(key, contextPath, group)).then((loaded) => loaded.fetch(request, env, ctx));
   },
 } satisfies ExportedHandler<Bindings>;
+
+function load(key: string, contextPath: string, group: RouteGroup | "all" | undefined): Promise<App> {
+  const loading = (async () => {
+    const mounts = group === "all" ? loadAllMounts() : (group?.load() ?? []);
+    return buildApp(contextPath, await mounts);
+  })();
+  apps.set(key, loading);
+  loading.then(
+    (app) => apps.set(key, app),
+    () => apps.delete(key),
+  );
+  return loading;
+}
+
+/** The path of a request URL, without parsing the whole URL. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  if (start < 0) return "/";
+  const end = url.search(/[?#]/);
+  return url.slice(start, end < 0 ? undefined : end);
+}

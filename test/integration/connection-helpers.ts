@@ -48,7 +48,7 @@ export const roundTrips = (res: CallResult) => Number(res.headers.get("X-D1-Roun
 export const answeredValues = (connection: { allParameters: { key: string; value?: string }[] }) =>
   Object.fromEntries(connection.allParameters.map((p) => [p.key, p.value]));
 
-const app = createApp();
+const app = await createApp();
 
 /**
  * A request through the real app with some vars changed (CONNECTION_SECRETS_KEY, the allowed hosts,

@@ -134,7 +134,7 @@ describe("the depth limit", () => {
   });
 
   it("follows the MAX_FOLDER_DEPTH var", async () => {
-    const app = createApp();
+    const app = await createApp();
     const bindings = { ...env, MAX_FOLDER_DEPTH: "2" };
     // Straight to an app with other vars: `call` uses the test bindings (the answers are the same routes, checked elsewhere).
     const send = async (body: object) => {

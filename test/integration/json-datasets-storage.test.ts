@@ -101,7 +101,7 @@ function recordingD1(db: D1Database, statements: Statement[]): D1Database {
   return proxy;
 }
 
-const app = createApp();
+const app = await createApp();
 
 /** A request through the real app over `db`, its answer checked against the document like call()'s. */
 async function callOver(db: D1Database, method: string, path: string, options: CallOptions): Promise<CallResult> {

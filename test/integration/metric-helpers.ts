@@ -60,11 +60,11 @@ export async function grant(owner: TestUser, sourceId: string, grants: { user: T
   if (res.status !== 200) throw new Error(`permissions: ${res.status} ${res.text}`);
 }
 
-let countingApp: ReturnType<typeof createApp> | undefined;
+let countingApp: Awaited<ReturnType<typeof createApp>> | undefined;
 
 /** A call whose answer carries X-D1-Round-Trips, whatever the test bindings say. */
 export async function callCounting(method: string, path: string, options: CallOptions = {}): Promise<CallResult & { roundTrips: number }> {
-  countingApp ??= createApp();
+  countingApp ??= await createApp();
   const bindings = { ...env, EXPOSE_D1_ROUND_TRIPS: "true" };
   const ctx = createExecutionContext();
   const response = await countingApp.fetch(buildRequest(method, path, options), bindings, ctx);

@@ -62,9 +62,9 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(doc.paths["/api/openapi.json"].get.responses["200"].content).sort()).toEqual([...JSON_MEDIA_TYPES].sort());
   });
 
-  it("lists exactly the (method, path) pairs the app serves", () => {
+  it("lists exactly the (method, path) pairs the app serves", async () => {
     const served = new Set(
-      createApp()
+      (await createApp())
         .routes.filter((r) => r.method !== "ALL")
         .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}")}`),
     );

@@ -1,4 +1,10 @@
 import { applyD1Migrations, env } from "cloudflare:test";
+import { loadAllMounts } from "../../src/routes";
 
 // Storage is isolated per test file: every file starts from the real migrations on an empty D1.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+
+// The Worker loads a route group's modules on its first request under that group (src/routes). Here
+// the test runner fetches each module from Vite, which can take seconds on a busy machine: load them
+// all before the tests, so that the first request of a test is not the one that pays for it.
+await loadAllMounts();

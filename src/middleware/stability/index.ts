@@ -40,21 +40,24 @@ export function stability(mark: Stability | undefined): MiddlewareHandler<AppEnv
   };
 }
 
-interface DocumentPaths {
-  paths: Record<string, Record<string, { "x-stability"?: Stability }>>;
+/** What marksOfOperation reads of an app: its registered routes (their OpenAPI paths and marks). */
+interface RouteRegistry {
+  openAPIRegistry: { definitions: readonly { type: string; route?: { method: string; path: string; "x-stability"?: Stability } }[] };
 }
 
 /**
  * Answers given before a route's own middleware runs (401, 406, 415, 429, ...) still belong to an
- * operation: they carry its marks too. The operation is found in the OpenAPI document (built on
- * first use), templates with fewer parameters first so that `/validate` wins over `/{name}`.
+ * operation: they carry its marks too. The operation is found among the app's registered routes
+ * (read on first use, once per app), templates with fewer parameters first so that `/validate`
+ * wins over `/{name}`.
  */
-export function marksOfOperation(getDocument: () => DocumentPaths): MiddlewareHandler<AppEnv> {
+export function marksOfOperation(app: RouteRegistry): MiddlewareHandler<AppEnv> {
   let table: { method: string; regex: RegExp; headers: [string, string][] }[] | undefined;
   return async (c, next) => {
     await next();
     if (c.res.headers.has("X-API-Stability") || c.res.headers.has("Deprecation")) return;
-    table ??= operationMarks(getDocument());
+    table ??= operationMarks(app);
+    if (table.length === 0) return;
     const method = c.req.method === "HEAD" ? "get" : c.req.method.toLowerCase();
     const path = new URL(c.req.url).pathname;
     const operation = table.find((o) => o.method === method && o.regex.test(path));
@@ -62,17 +65,14 @@ export function marksOfOperation(getDocument: () => DocumentPaths): MiddlewareHa
   };
 }
 
-function operationMarks(document: DocumentPaths) {
-  return Object.entries(document.paths)
-    .flatMap(([template, item]) =>
-      Object.entries(item)
-        .filter(([, operation]) => operation?.["x-stability"])
-        .map(([method, operation]) => ({
-          method,
-          parameters: (template.match(/\{[^}]+\}/g) ?? []).length,
-          regex: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+")}/?$`),
-          headers: headersOf(operation["x-stability"]),
-        })),
-    )
+function operationMarks(app: RouteRegistry) {
+  return app.openAPIRegistry.definitions
+    .flatMap((definition) => (definition.type === "route" && definition.route?.["x-stability"] ? [definition.route] : []))
+    .map((route) => ({
+      method: route.method,
+      parameters: (route.path.match(/\{[^}]+\}/g) ?? []).length,
+      regex: new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+")}/?$`),
+      headers: headersOf(route["x-stability"]),
+    }))
     .sort((a, b) => a.parameters - b.parameters);
 }

@@ -13,7 +13,7 @@ const text: Record<string, string> = Object.fromEntries(files.map((file) => [fil
 const readme = text["README.md"]!;
 const pages = files.filter((file) => file.startsWith("docs/"));
 // The document the Worker serves, built the same way (test/unit/openapi/document.test.ts).
-const document = buildDocument(createApp());
+const document = buildDocument(await createApp());
 
 /** Every Markdown link and image of a page outside code: [text](href) and ![alt](href). */
 function linksOf(markdown: string): string[] {

@@ -1,0 +1,9 @@
+// What the deploy bundle gets for `import { z } from "zod"` (wrangler.toml [alias]). @hono/zod-openapi
+// extends zod's whole namespace object, so a bundler cannot drop any member of it, and one member,
+// `z.locales`, holds the error messages of fifty languages: 360 KiB, a fifth of the bundle, that
+// nothing here uses. This is zod's own entry point (zod/index.js) over its own modules, without that
+// member; English stays the default locale (zod's schemas module sets it). The tests and tsc use
+// zod itself. A zod upgrade that moves these modules fails the deploy build loudly, never silently.
+import * as z from "./zod-external.js";
+export * from "./zod-external.js";
+export { z, z as default };
