@@ -4,6 +4,7 @@ import { invalidateAccount } from "../../auth/cache";
 import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
+import { compiled } from "../../db/compiled";
 import { accounts, groups, type AccountAttribute } from "../../db/schema";
 import { refuseBesideWrapper } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
@@ -25,6 +26,9 @@ function selectAccounts(db: Database) {
   return db.select(accountColumns).from(accounts);
 }
 
+const accountById = compiled((db) => selectAccounts(db).where(eq(accounts.id, sql.placeholder("id"))));
+const accountByName = compiled((db) => selectAccounts(db).where(eq(accounts.name, sql.placeholder("name"))));
+
 /** Secured attribute values are write-only: they never leave the service. */
 function toAccount(c: Context<AppEnv>, row: AccountRow) {
   return {
@@ -41,7 +45,7 @@ function toAccount(c: Context<AppEnv>, row: AccountRow) {
 }
 
 async function findAccount(db: Database, id: string): Promise<AccountRow> {
-  const row = await selectAccounts(db).where(eq(accounts.id, id)).get();
+  const row = await accountById(db).get({ id });
   if (!row) throw notFound("Account");
   return row;
 }
@@ -106,7 +110,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
 };
 
 export const getByName: AppRouteHandler<typeof routes.getByName> = async (c) => {
-  const row = await selectAccounts(c.get("db")).where(eq(accounts.name, c.req.valid("param").name)).get();
+  const row = await accountByName(c.get("db")).get({ name: c.req.valid("param").name });
   if (!row) throw notFound("Account");
   c.header("ETag", etagOf(row.revision));
   return c.json(toAccount(c, row), 200);

@@ -1,5 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, sql, type Placeholder } from "drizzle-orm";
 import type { Database } from "../../db/client";
+import { compiled } from "../../db/compiled";
 import { consumptionOf } from "../../db/quota";
 import { accounts, quotaLimits, quotas } from "../../db/schema";
 import { inScope, scopeOf } from "../../db/scope";
@@ -14,7 +15,7 @@ import type * as routes from "./quotas.routes";
  * in a single-table select Drizzle renders ${quotas.accountId} as a bare "account_id", which the
  * subquery would resolve to l.account_id (every account's limits).
  */
-function selectQuota(db: Database, accountId: string) {
+function selectQuota(db: Database, accountId: string | Placeholder) {
   return db
     .select({
       accountId: quotas.accountId,
@@ -37,8 +38,11 @@ function toQuota(row: QuotaRow) {
   return { revision: row.revision, body: { accountId: row.accountId, quotas: lines, ...auditOut(row) } };
 }
 
+// Its SQL is long and the read is hot (E17): built once per isolate (src/db/compiled.ts).
+const quotaOfAccount = compiled((db) => selectQuota(db, sql.placeholder("accountId")));
+
 async function mustReadQuota(db: Database, accountId: string) {
-  return toQuota(await selectQuota(db, accountId).get());
+  return toQuota(await quotaOfAccount(db).get({ accountId }));
 }
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
