@@ -8,7 +8,8 @@ import { buildDocument } from "../../../src/routes/meta/openapi-document";
 // The apps are built before the tests: loading every route module takes seconds on a busy machine.
 const [app, composerApp] = await Promise.all([createApp(), createApp("/composer")]);
 
-describe("the OpenAPI document", () => {
+// Generating and validating the whole document is CPU work of seconds on a loaded machine.
+describe("the OpenAPI document", { timeout: 30_000 }, () => {
   it("is a valid OpenAPI 3.1 document", async () => {
     const document = structuredClone(buildDocument(app)) as Record<string, unknown>;
     const result = await validate(document as never);
