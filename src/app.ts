@@ -14,6 +14,7 @@ import { securityHeaders } from "./middleware/security-headers";
 import { marksOfOperation } from "./middleware/stability";
 import { buildDocument } from "./routes/meta/openapi-document";
 import { requestId } from "./middleware/request-id";
+import { requestLog } from "./middleware/request-log";
 import { accountsRouter } from "./routes/accounts/accounts.index";
 import { calendarsRouter } from "./routes/calendars/calendars.index";
 import { groupsRouter } from "./routes/groups/groups.index";
@@ -35,7 +36,7 @@ import { dataEntitiesRouter } from "./routes/data-entities/data-entities.index";
 import { materializedViewsRouter } from "./routes/materialized-views/materialized-views.index";
 
 /**
- * The request pipeline, in order: request id; draining of unread request bodies; config; security
+ * The request pipeline, in order: the request log (one line once the answer is known); request id; draining of unread request bodies; config; security
  * headers; CORS (answers preflights before authentication); conditional GET (ETag, 304); media
  * types (the answer's type negotiated, 406, 415); the database handle; the public routes (health,
  * OpenAPI document, docs); authentication; then the resource sub-apps, whose routes each check
@@ -46,6 +47,7 @@ import { materializedViewsRouter } from "./routes/materialized-views/materialize
 export function createApp(contextPath = "") {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
+  app.use("*", requestLog);
   app.use("*", requestId);
   app.use("*", marksOfOperation(() => buildDocument(app) as never));
   app.use("*", drainUnreadBody);
