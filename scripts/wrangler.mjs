@@ -57,3 +57,10 @@ export function runWrangler(args, options = {}) {
 export function startWrangler(args, options = {}) {
   return spawn(process.execPath, [wranglerBin, ...args], { env: wranglerEnv(), ...options });
 }
+
+/** What `wrangler d1 migrations apply` did, from its table: the migrations marked applied (✅). */
+export function migrationReport(output) {
+  if (/No migrations to apply/.test(output)) return "Local database up to date: no migration to apply.";
+  const applied = [...new Set([...output.matchAll(/(\d{4}_[\w.-]+\.sql)\s*│\s*✅/g)].map((match) => match[1]))];
+  return applied.length > 0 ? `Local database migrated: applied ${applied.join(", ")}.` : "Local database migrated.";
+}

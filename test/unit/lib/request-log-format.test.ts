@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatRequestLine, logFormatOf, type RequestLine } from "../../src/middleware/request-log/format";
+import { formatRequestLine, logFormatOf, type RequestLine } from "../../../src/middleware/request-log/format";
 
 const line: RequestLine = {
   time: Date.UTC(2026, 0, 2, 14, 2, 3, 123),
