@@ -4,7 +4,7 @@
 // service is once it answers; stops at once, non-zero, when the port is taken.
 import { copyFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { assertNode22, migrationReport, runWranglerQuietly, startWrangler } from "./wrangler.mjs";
+import { applyLocalMigrations, assertNode22, startWrangler } from "./wrangler.mjs";
 
 assertNode22();
 const port = process.env.PORT ?? "8787";
@@ -19,8 +19,7 @@ if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
   console.log("Created .dev.vars from .dev.vars.example (local supervisor credentials).");
 }
-const output = await runWranglerQuietly(["d1", "migrations", "apply", "DB", "--local"]);
-console.log(migrationReport(output));
+console.log(await applyLocalMigrations());
 
 const origin = `http://127.0.0.1:${port}`;
 const child = startWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false", "--var", "LOG_FORMAT:pretty"], { stdio: "inherit" });

@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain JavaScript helper of the npm scripts, without types.
-import { migrationReport } from "../../../scripts/wrangler.mjs";
+import { applyLocalMigrations, migrationReport } from "../../../scripts/wrangler.mjs";
 
 /** `npm start` (scripts/start.mjs): what it says about the database and about a port in use. */
 describe("npm start", () => {
@@ -21,6 +24,18 @@ describe("npm start", () => {
     expect(migrationReport(applied)).toBe("Local database migrated: applied 0000_init.sql, 0008_materialized_views.sql, 0009_bearer_guard.sql.");
     expect(migrationReport("Resource location: local\n\n✅ No migrations to apply!")).toBe("Local database up to date: no migration to apply.");
   });
+
+  it("really applies them to a local D1: every migration the first time, none the second", async () => {
+    const state = mkdtempSync(path.join(tmpdir(), "start-migrations-"));
+    try {
+      const migrations = readdirSync("drizzle").filter((name) => name.endsWith(".sql")).sort();
+      expect(await applyLocalMigrations(state)).toBe(`Local database migrated: applied ${migrations.join(", ")}.`);
+      expect(await applyLocalMigrations(state)).toBe("Local database up to date: no migration to apply.");
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+    // wrangler starts a local runtime twice: seconds on an idle machine, minutes on a busy one.
+  }, 300_000);
 
   it("stops at once, non-zero, saying the port is taken, when something listens on it", async () => {
     const taken = createServer();
