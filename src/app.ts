@@ -70,6 +70,8 @@ export function createApp(contextPath = "") {
   api.route("/", resourceRoutes());
 
   app.route(contextPath || "/", api);
+  // "/composer/" as well as "/composer": the documented GET / redirect (meta.routes.ts) matches only the latter.
+  if (contextPath) app.get(`${contextPath}/`, (c) => c.redirect(`${contextPath}/docs`, 302));
   app.notFound((c) => {
     throw methodNotAllowed(app, c.req.method, new URL(c.req.url).pathname) ?? new ApiError("ROUTE_NOT_FOUND", "No endpoint has this path");
   });
