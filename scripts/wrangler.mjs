@@ -31,9 +31,9 @@ export function wranglerEnv(extra = {}) {
 }
 
 /** Runs a wrangler command quietly; on failure prints what it said, then throws. */
-export function runWranglerQuietly(args) {
+export function runWranglerQuietly(args, env = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [wranglerBin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv() });
+    const child = spawn(process.execPath, [wranglerBin, ...args], { stdio: ["ignore", "pipe", "pipe"], env: wranglerEnv(env) });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
@@ -56,4 +56,21 @@ export function runWrangler(args, options = {}) {
 
 export function startWrangler(args, options = {}) {
   return spawn(process.execPath, [wranglerBin, ...args], { env: wranglerEnv(), ...options });
+}
+
+/**
+ * Applies the migrations to the local D1 and says what it did. At wrangler's usual log level here
+ * (warn) the command prints nothing, so its table is asked for (log, wrangler's default). `persistTo`: another local
+ * state folder than .wrangler/state (tests).
+ */
+export async function applyLocalMigrations(persistTo) {
+  const args = ["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+  return migrationReport(await runWranglerQuietly(args, { WRANGLER_LOG: "log" }));
+}
+
+/** What `wrangler d1 migrations apply` did, from its table: the migrations marked applied (✅). */
+export function migrationReport(output) {
+  if (/No migrations to apply/.test(output)) return "Local database up to date: no migration to apply.";
+  const applied = [...new Set([...output.matchAll(/(\d{4}_[\w.-]+\.sql)\s*│\s*✅/g)].map((match) => match[1]))];
+  return applied.length > 0 ? `Local database migrated: applied ${applied.join(", ")}.` : "Local database migrated.";
 }

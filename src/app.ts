@@ -14,10 +14,12 @@ import { securityHeaders } from "./middleware/security-headers";
 import { marksOfOperation } from "./middleware/stability";
 import { loadAllMounts, type Mount } from "./routes";
 import { requestId } from "./middleware/request-id";
+import { requestLog } from "./middleware/request-log";
 import { createMetaRouter } from "./routes/meta/meta.index";
 
 /**
- * The request pipeline, in order: request id; stability marks of answers given before a route's
+ * The request pipeline, in order: the request log (one line once the answer is known); request
+ * id; stability marks of answers given before a route's
  * own middleware; draining of unread request bodies; config; security headers; CORS (answers
  * preflights before authentication); conditional GET (ETag, 304); media types (the answer's type
  * negotiated, 406, 415); the database handle; the public routes (health, OpenAPI document, docs)
@@ -32,6 +34,7 @@ import { createMetaRouter } from "./routes/meta/meta.index";
 export function buildApp(contextPath: string, mounts: readonly Mount[]) {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
+  app.use("*", requestLog);
   app.use("*", requestId);
   app.use("*", marksOfOperation(app));
   app.use("*", drainUnreadBody);
@@ -53,6 +56,8 @@ export function buildApp(contextPath: string, mounts: readonly Mount[]) {
   for (const m of mounts) if (!m.beforeAuthentication) api.route(m.path, m.router);
 
   app.route(contextPath || "/", api);
+  // "/composer/" as well as "/composer": the documented GET / redirect (meta.routes.ts) matches only the latter.
+  if (contextPath) app.get(`${contextPath}/`, (c) => c.redirect(`${contextPath}/docs`, 302));
   app.notFound((c) => {
     throw methodNotAllowed(app, c.req.method, new URL(c.req.url).pathname) ?? new ApiError("ROUTE_NOT_FOUND", "No endpoint has this path");
   });

@@ -1,4 +1,5 @@
 import { ephemeralSecret, PageTokenCodec } from "../domain/page-token";
+import { logFormatOf, type LogFormat } from "../middleware/request-log/format";
 import type { Bindings } from "./types";
 
 /** Settings read from the Worker's vars (wrangler.toml [vars], or .dev.vars locally). */
@@ -17,6 +18,8 @@ export interface Config {
   maxDatasetsPerAccount: number;
   /** Deepest a library folder may sit (root = 0): MAX_FOLDER_DEPTH, 0 to 32, default 6. */
   maxFolderDepth: number;
+  /** LOG_FORMAT: the request log's form, "json" (default) or "pretty" (src/middleware/request-log). */
+  logFormat: LogFormat;
 }
 
 // The env object lives as long as the isolate: parse its vars once, not on every request.
@@ -46,6 +49,7 @@ function parseConfig(env: Bindings): Config {
     maxDatasetsPerAccount: positiveInt(env.MAX_DATASETS_PER_ACCOUNT, 100),
     // Capped so a materialized path (37 characters per level) stays short and a chain stays one small lookup.
     maxFolderDepth: Math.min(positiveInt(env.MAX_FOLDER_DEPTH, 6, true), 32),
+    logFormat: logFormatOf(env.LOG_FORMAT),
   };
 }
 

@@ -63,7 +63,8 @@ export function buildRequest(method: string, path: string, options: CallOptions 
     body = JSON.stringify(options.body);
     if (!headers.has("Content-Type")) headers.set("Content-Type", VENDOR_JSON);
   }
-  return new Request(`http://api.test${path}`, { method, headers, body });
+  // Redirects are answers to check, not to follow (GET / answers 302).
+  return new Request(`http://api.test${path}`, { method, headers, body, redirect: "manual" });
 }
 
 async function read(response: Response): Promise<CallResult> {

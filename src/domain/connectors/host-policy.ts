@@ -17,9 +17,12 @@
  * private address (db.attacker.example -> 10.0.0.5, 127.0.0.1.nip.io) cannot be caught
  * here, because a Worker has no DNS lookup of its own before connect()/fetch().
  */
-import { formatIp, looksLikeIpv4, parseIpv4, parseIpv6, sameAddress, specialAddressKind, type IpAddress } from "./ip-address";
+import ipaddr from "ipaddr.js";
 
-export type ParsedHost = { kind: "ip"; address: IpAddress } | { kind: "name"; name: string };
+type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
+
+/** `text` is the address's canonical spelling, as the runtime's URL parser writes it. */
+export type ParsedHost = { kind: "ip"; address: IpAddress; text: string } | { kind: "name"; name: string };
 
 type PolicyEntry =
   | { kind: "name"; name: string; port?: number }
@@ -93,31 +96,45 @@ function withPort(host: string, port: string | undefined): { host: string; port?
  * A host as a connection gives it: a DNS name, an IPv4 literal in any spelling, or an IPv6
  * literal with or without brackets. Undefined for anything else (spaces, "%", "@", "/",
  * commas, non-ASCII: a name must arrive in its ASCII/punycode form).
+ *
+ * The runtime's WHATWG URL parser reads the host, as fetch() and connect() will: it turns every
+ * IPv4 spelling a URL may carry ("127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1") into dotted
+ * decimal, refuses a name whose last label is a number but no IPv4 address ("1.2.3.256"), and
+ * writes IPv6 in its compressed form. The characters are checked first, because the URL parser
+ * would also percent-decode and map Unicode, and a host must arrive as it will be dialled.
  */
 export function parseHost(raw: string): ParsedHost | undefined {
-  let text = raw.trim().toLowerCase();
-  if (text.startsWith("[") && text.endsWith("]")) {
-    const address = parseIpv6(text.slice(1, -1));
-    return address ? { kind: "ip", address } : undefined;
+  const text = raw.trim().toLowerCase();
+  const ipv6 = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text.includes(":") ? text : undefined;
+  if (ipv6 !== undefined) {
+    // No zone id ("fe80::1%eth0"): it names a local interface.
+    const hostname = /^[0-9a-f:.]+$/.test(ipv6) ? urlHostname(`[${ipv6}]`) : undefined;
+    if (hostname === undefined) return undefined;
+    const canonical = hostname.slice(1, -1);
+    return { kind: "ip", address: ipaddr.IPv6.parse(canonical), text: canonical };
   }
-  if (text.includes(":")) {
-    const address = parseIpv6(text);
-    return address ? { kind: "ip", address } : undefined;
-  }
-  if (looksLikeIpv4(text)) {
-    const address = parseIpv4(text);
-    return address ? { kind: "ip", address } : undefined;
-  }
-  if (text.endsWith(".")) text = text.slice(0, -1);
-  if (text.length === 0 || text.length > 253) return undefined;
-  const labels = text.split(".");
+  if (!/^[a-z0-9._-]+$/.test(text)) return undefined;
+  const hostname = urlHostname(text);
+  if (hostname === undefined) return undefined;
+  if (ipaddr.IPv4.isValidFourPartDecimal(hostname)) return { kind: "ip", address: ipaddr.IPv4.parse(hostname), text: hostname };
+  const name = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
+  if (name.length === 0 || name.length > 253) return undefined;
+  const labels = name.split(".");
   if (!labels.every((label) => /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/.test(label))) return undefined;
-  return { kind: "name", name: text };
+  return { kind: "name", name };
+}
+
+function urlHostname(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The canonical spelling of a parsed host, as it should be dialled. */
 export function formatHost(host: ParsedHost): string {
-  return host.kind === "name" ? host.name : formatIp(host.address);
+  return host.kind === "name" ? host.name : host.text;
 }
 
 /** Decides whether a connection to host:port may be attempted. */
@@ -154,4 +171,68 @@ function localOnlyName(name: string): string | undefined {
   if (!name.includes(".") && name !== "localhost") return "a single-label name, which resolves only on a local network";
   const suffix = LOCAL_ONLY_SUFFIXES.find((s) => name === s || name.endsWith(`.${s}`));
   return suffix ? `a local-only name (.${suffix})` : undefined;
+}
+
+/** Same destination: an IPv4-mapped IPv6 address equals its IPv4 address. */
+function sameAddress(a: IpAddress, b: IpAddress): boolean {
+  const plain = (address: IpAddress) => (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address);
+  const [x, y] = [plain(a), plain(b)];
+  return x.kind() === y.kind() && x.toNormalizedString() === y.toNormalizedString();
+}
+
+// Why an address in one of ipaddr.js's special-purpose ranges may not be reached unlisted. A
+// range that ipaddr.js names and this table does not is refused all the same.
+const IPV4_RANGES: Record<string, string> = {
+  unspecified: "a 'this network' address",
+  broadcast: "a reserved (broadcast) address",
+  multicast: "a multicast address",
+  linkLocal: "a link-local address",
+  loopback: "a loopback address",
+  carrierGradeNat: "a shared (carrier-grade NAT) address",
+  private: "a private address",
+  reserved: "a reserved address (IETF protocol, documentation, benchmarking, 6to4 relay or future use)",
+};
+const IPV6_RANGES: Record<string, string> = {
+  unspecified: "the unspecified address",
+  loopback: "a loopback address",
+  linkLocal: "a link-local address",
+  multicast: "a multicast address",
+  uniqueLocal: "a unique-local address",
+  deprecatedSiteLocal: "a site-local address",
+  discard: "a discard-only address",
+  rfc6052: "a local-use NAT64 address",
+  rfc6145: "an IPv4-translated address",
+  teredo: "a Teredo tunnelling address",
+  reserved: "a documentation or reserved address",
+};
+
+const NAT64 = ipaddr.parseCIDR("64:ff9b::/96");
+const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+
+/**
+ * Why an address is not a public unicast address ("a loopback address", ...), or undefined
+ * when it is one. IPv6 forms that carry an IPv4 address are judged by it.
+ */
+export function specialAddressKind(address: IpAddress): string | undefined {
+  if (address.kind() === "ipv4") {
+    const range = address.range();
+    return range === "unicast" ? undefined : (IPV4_RANGES[range] ?? `a special-purpose address (${range})`);
+  }
+  const ipv6 = address as ipaddr.IPv6;
+  const inner = embeddedIpv4(ipv6);
+  if (inner) return specialAddressKind(inner);
+  const range = ipv6.range();
+  if (range !== "unicast") return IPV6_RANGES[range] ?? `a special-purpose address (${range})`;
+  return ipv6.match(GLOBAL_UNICAST) ? undefined : "an address outside the global unicast range (2000::/3)";
+}
+
+/** The IPv4 address an IPv6 address stands for (mapped, compatible, NAT64, 6to4), if any. */
+function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const words = address.parts;
+  const bytes = address.toByteArray();
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address(); // ::ffff:a.b.c.d
+  const compatible = words.slice(0, 6).every((word) => word === 0) && !(words[6] === 0 && words[7] <= 1); // ::a.b.c.d, not :: or ::1
+  if (compatible || address.match(NAT64)) return new ipaddr.IPv4(bytes.slice(12, 16));
+  if (address.range() === "6to4") return new ipaddr.IPv4(bytes.slice(2, 6)); // 2002:aabb:ccdd::/48
+  return undefined;
 }

@@ -69,7 +69,8 @@ export const AccountCreateSchema = z
       .optional()
       .openapi({ description: "AccountUserResource's existing users to attach: accepted only empty, since a user never changes account here." }),
   })
-  .openapi("AccountCreate");
+  // The reference page prefills this instead of every member (it filled both `name` and the alias `account.name`: a 400).
+  .openapi("AccountCreate", { example: { name: "Acme", replyToAddress: "analytics@acme.example", senderDisplayName: "Acme Analytics" } });
 
 export const AccountListSchema = z.object({ content: z.array(AccountSchema) }).openapi("AccountList");
 

@@ -9,6 +9,8 @@ import * as routes from "./meta.routes";
 /** Public routes: served before authentication. `getApp` gives the whole app, whose routes the document lists. */
 export function createMetaRouter(getApp: () => OpenAPIHono<AppEnv>) {
   return createRouter()
+    // A person who opens the service's root lands on its reference, not on a JSON 404.
+    .openapi(routes.root, (c) => c.redirect(`${c.req.path.replace(/\/+$/, "")}/docs`, 302) as never)
     .openapi(routes.health, (c) => c.json({ status: "ok" as const }, 200))
     .openapi(routes.openapiDocument, (c) => {
       const response = c.json(buildDocument(getApp()) as never, 200);

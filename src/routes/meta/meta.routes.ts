@@ -35,3 +35,17 @@ export const docs = defineRoute({
   access: publicAccess,
   responses: { 200: { description: "HTML page", content: { "text/html": { schema: z.string() } } } },
 });
+
+export const root = defineRoute({
+  method: "get",
+  path: "/",
+  tags,
+  summary: "Redirects to the API reference page (/docs, under the context path if there is one)",
+  access: publicAccess,
+  responses: {
+    302: {
+      description: "Found: the API reference page is at `Location`.",
+      headers: { Location: { description: "The API reference page: `/docs`, or `{contextPath}/docs`.", required: true, schema: { type: "string" as const } } },
+    },
+  },
+});

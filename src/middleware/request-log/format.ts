@@ -1,0 +1,31 @@
+/** What the request log says of one request (src/middleware/request-log). */
+export interface RequestLine {
+  /** When the request arrived, in epoch milliseconds. */
+  time: number;
+  method: string;
+  /** The path without its query string, a bearer token in it replaced by `{token}`. */
+  path: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+  accountId?: string;
+  /** The user's id, or "supervisor". */
+  userId?: string;
+  /** The trusted-access client, on the token endpoints. */
+  clientId?: string;
+  d1RoundTrips: number;
+}
+
+export type LogFormat = "json" | "pretty";
+
+/** LOG_FORMAT: "pretty" for people at a terminal, anything else JSON. */
+export function logFormatOf(raw: string | undefined): LogFormat {
+  return raw?.trim().toLowerCase() === "pretty" ? "pretty" : "json";
+}
+
+export function formatRequestLine(line: RequestLine, format: LogFormat): string {
+  if (format === "json") return JSON.stringify({ level: line.status >= 500 ? "error" : "info", message: "request", ...line, time: new Date(line.time).toISOString() });
+  // 14:02:03.123 GET /api/users 200 12 ms d1=1 account=… user=… id=…
+  const who = [line.accountId && `account=${line.accountId}`, line.userId && `user=${line.userId}`, line.clientId && `client=${line.clientId}`].filter(Boolean).join(" ");
+  return `${new Date(line.time).toISOString().slice(11, 23)} ${line.method} ${line.path} ${line.status} ${line.durationMs} ms d1=${line.d1RoundTrips}${who ? ` ${who}` : ""} id=${line.requestId}`;
+}
