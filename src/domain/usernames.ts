@@ -1,13 +1,11 @@
+import { namesLookAlike } from "./names";
+
 /**
- * The supervisor's name is reserved: no user may take it in any letter case or Unicode spelling
- * (a user "SUPERVISOR" would look like the supervisor in every audit trail and log).
+ * The supervisor's name is reserved: no user may take it in any letter case, Unicode spelling or
+ * look-alike (a user "SUPERVISOR", "supervisor " or "ѕupervisor" with a Cyrillic ѕ would look like
+ * the supervisor in every audit trail and log). Compared by skeleton (src/domain/names.ts).
  */
 export function isSupervisorName(name: string, supervisorName: string | undefined): boolean {
   if (!supervisorName) return false;
-  return fold(name) === fold(supervisorName);
-}
-
-/** Compatibility-normalised and case-folded, so that "ＳＵＰＥＲＶＩＳＯＲ" and "Supervisor" compare equal. */
-function fold(text: string): string {
-  return text.normalize("NFKC").toLowerCase().normalize("NFKC");
+  return namesLookAlike(name, supervisorName);
 }

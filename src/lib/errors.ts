@@ -127,12 +127,29 @@ export const invalid = (name: string, message: string) =>
 
 const TARGET_PREFIX: Record<string, string> = { json: "body", query: "query", param: "path", header: "header" };
 
-/** One Problem per invalid member, named by its path: `body.numberFormat.decimals`, `body.quotas[0].type`. */
+export const UNKNOWN_MEMBER_MESSAGE = "Unknown member: this operation does not take it (check its spelling)";
+
+type Issue = ZodError["issues"][number];
+
+/**
+ * One Problem per invalid member, named by its path: `body.numberFormat.decimals`, `body.quotas[0].type`;
+ * an unknown member is named itself (`body.privilegs`, `body.account.nmae`), each one a Problem.
+ */
 export function problemsFromZod(error: ZodError, target: string): Problem[] {
-  return error.issues.map((issue) => {
-    let name = TARGET_PREFIX[target] ?? target;
+  return problemsOfIssues(error.issues, TARGET_PREFIX[target] ?? target);
+}
+
+function problemsOfIssues(issues: readonly Issue[], prefix: string): Problem[] {
+  return issues.flatMap((issue) => {
+    let name = prefix;
     for (const segment of issue.path) name += typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`;
-    return { name, message: issue.message, level: "ERROR" as const };
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ name: `${name}.${key}`, message: UNKNOWN_MEMBER_MESSAGE, level: "ERROR" as const }));
+    // A union none of whose shapes fit: when one shape fits but for unknown members, name them.
+    if (issue.code === "invalid_union") {
+      const onlyUnknown = issue.errors.find((branch) => branch.length > 0 && branch.every((i) => i.code === "unrecognized_keys"));
+      if (onlyUnknown) return problemsOfIssues(onlyUnknown, name);
+    }
+    return [{ name, message: issue.message, level: "ERROR" as const }];
   });
 }
 

@@ -4,6 +4,7 @@ import { authenticateClient } from "../middleware/authenticate/client";
 import { authorize } from "../middleware/authorize";
 import { defaultBodyCap, readJsonBody, type BodyCap } from "../middleware/request-body";
 import { stability, SUNSET, type Stability } from "../middleware/stability";
+import { openObjectsOf } from "./closed-bodies";
 import { ERROR_CODES, OAUTH_ERRORS, oauthErrorOf, type ErrorCode } from "./errors";
 import { JSON_MEDIA_TYPES, VENDOR_JSON, type JsonMediaType } from "./media-types";
 
@@ -187,6 +188,10 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
   const { access, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
   const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
   const request = route.request;
+  for (const [type, { schema }] of Object.entries((request?.body?.content ?? {}) as Record<string, { schema: z.ZodType }>)) {
+    const open = openObjectsOf(schema);
+    if (open.length) throw new Error(`${route.method.toUpperCase()} ${route.path} (${type}): body objects must be z.strictObject (src/lib/closed-bodies.ts): ${open.join(", ")}`);
+  }
   // Accept is negotiated under /api only: the HTML reference page answers any Accept.
   if (route.path.startsWith("/api") || !route.path.startsWith("/docs")) codes.add("NOT_ACCEPTABLE");
   if (request?.params || request?.query) codes.add("VALIDATION_FAILED");

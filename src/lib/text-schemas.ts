@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { jsonDepth } from "../domain/json-hygiene";
+import { nameRefusal } from "../domain/names";
 
 /**
  * The string and free-form JSON members every resource uses, so that the same rules hold
@@ -10,13 +11,22 @@ import { jsonDepth } from "../domain/json-hygiene";
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001F\u007F-\u009F]*$/;
 const NO_CONTROL_CHARACTERS_BUT_WHITESPACE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$/;
 
-/** A name or label: 1 to `max` characters (0 with `allowEmpty`), no control characters (NUL, tab, line breaks, DEL, C1). */
-export function nameString(max = 255, options: { trim?: boolean; allowEmpty?: boolean } = {}) {
-  const base = options.trim ? z.string().trim() : z.string();
-  return base
+/**
+ * A name: 1 to `max` characters (0 with `allowEmpty`), no control characters (NUL, tab, line
+ * breaks, DEL, C1), and nothing that makes it look like another name: no leading or trailing
+ * whitespace (refused, never trimmed away), no bidirectional controls, no zero-width characters
+ * (src/domain/names.ts). Every name member of every body is one of these, so the rule holds everywhere.
+ */
+export function nameString(max = 255, options: { allowEmpty?: boolean } = {}) {
+  return z
+    .string()
     .min(options.allowEmpty ? 0 : 1)
     .max(max)
-    .regex(NO_CONTROL_CHARACTERS, "Must not contain control characters (NUL, tab, line breaks)");
+    .regex(NO_CONTROL_CHARACTERS, "Must not contain control characters (NUL, tab, line breaks)")
+    .superRefine((name, ctx) => {
+      const refusal = nameRefusal(name);
+      if (refusal) ctx.addIssue({ code: "custom", message: refusal });
+    });
 }
 
 /** Free text such as a description: tabs and line breaks are kept, other control characters are refused. */

@@ -107,10 +107,10 @@ describe("calendars: create, read, list, replace, delete", () => {
     expect(created.json.auditable.createdByUserName).toBe(calendarAdmin.username);
   });
 
-  it("trims names, and keeps names case-sensitive", async () => {
-    const base = freshName("Trimmed");
-    const created = await post(monthShiftCalendar(`  ${base}  `));
-    expect(created.json.name).toBe(base);
+  it("refuses names with edge whitespace (never trimmed away), and keeps names case-sensitive", async () => {
+    const base = freshName("Untrimmed");
+    expectError(await post(monthShiftCalendar(`  ${base}  `)), 400, "VALIDATION_FAILED", ["body.name"]);
+    expect((await post(monthShiftCalendar(base))).status).toBe(201);
     expect((await post(monthShiftCalendar(base.toUpperCase()))).status).toBe(201);
   });
 });

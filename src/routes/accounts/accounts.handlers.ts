@@ -70,7 +70,9 @@ export const list: AppRouteHandler<typeof routes.list> = async (c) => {
 function accountToCreate(body: AccountCreate): AccountWrite {
   const { account, users: _none, ...topLevel } = body;
   if (account) {
-    refuseBesideWrapper("account", topLevel);
+    // The representation's read-only members are ignored wherever they are; only writable ones clash with `account`.
+    const { id, name, replyToAddress, senderDisplayName, disabled, attributes } = topLevel;
+    refuseBesideWrapper("account", { id, name, replyToAddress, senderDisplayName, disabled, attributes });
     return account;
   }
   if (topLevel.name === undefined) throw invalid("body.name", "Invalid input: expected string, received undefined");

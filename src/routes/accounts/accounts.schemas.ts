@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { auditMembers } from "../../lib/openapi";
 import { nameString, textString } from "../../lib/text-schemas";
 
-const AttributeSchema = z.object({
+const AttributeSchema = z.strictObject({
   key: nameString(255),
   value: textString(4096)
     .optional()
@@ -11,7 +12,7 @@ const AttributeSchema = z.object({
 });
 
 export const AccountSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     name: z.string(),
     disabled: z.boolean(),
@@ -20,7 +21,7 @@ export const AccountSchema = z
     senderDisplayName: z.string().nullable(),
     attributes: z.array(AttributeSchema),
     links: z
-      .array(z.object({ rel: z.literal("self"), href: z.string() }).openapi("AccountLink"))
+      .array(z.strictObject({ rel: z.literal("self"), href: z.string() }).openapi("AccountLink"))
       .openapi({
         readOnly: true,
         description:
@@ -38,13 +39,13 @@ const AttributesSchema = z
 
 const writeMembers = {
   id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
-  name: nameString(255, { trim: true }),
+  name: nameString(255),
   replyToAddress: z.email().max(255).nullable().optional(),
   senderDisplayName: nameString(255, { allowEmpty: true }).nullable().optional(),
 };
 
 export const AccountWriteSchema = z
-  .object({ ...writeMembers, disabled: z.boolean().default(false), attributes: AttributesSchema.default([]) })
+  .strictObject(withReadOnlyMembers(AccountSchema, { ...writeMembers, disabled: z.boolean().default(false), attributes: AttributesSchema.default([]) }))
   .openapi("AccountWrite");
 
 /**
@@ -53,7 +54,7 @@ export const AccountWriteSchema = z
  * that the handler can tell which way they came (src/lib/aliases.ts).
  */
 export const AccountCreateSchema = z
-  .object({
+  .strictObject(withReadOnlyMembers(AccountSchema, {
     ...writeMembers,
     name: writeMembers.name.optional().openapi({ description: "Required, here or inside `account`." }),
     disabled: z.boolean().optional().openapi({ default: false }),
@@ -68,11 +69,11 @@ export const AccountCreateSchema = z
       .max(0, "Existing users cannot join a new account: users never change account here. Create them in it (POST /api/users).")
       .optional()
       .openapi({ description: "AccountUserResource's existing users to attach: accepted only empty, since a user never changes account here." }),
-  })
+  }))
   // The reference page prefills this instead of every member (it filled both `name` and the alias `account.name`: a 400).
   .openapi("AccountCreate", { example: { name: "Acme", replyToAddress: "analytics@acme.example", senderDisplayName: "Acme Analytics" } });
 
-export const AccountListSchema = z.object({ content: z.array(AccountSchema) }).openapi("AccountList");
+export const AccountListSchema = z.strictObject({ content: z.array(AccountSchema) }).openapi("AccountList");
 
 export const AccountNameParamSchema = z.object({
   name: z.string().min(1).max(255).openapi({ param: { name: "name", in: "path" }, example: "Acme" }),

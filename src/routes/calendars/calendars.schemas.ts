@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { CALENDAR_TYPES, ISO_MONTHS, MAX_SUPPORTED_DATE, MIN_SUPPORTED_DATE, PERIOD_TYPES, QUARTER_TYPES, WEEKDAYS } from "../../domain/calendar";
 import { nameString } from "../../lib/text-schemas";
@@ -11,7 +12,7 @@ export const CalendarIdParamSchema = calendarIdParam("A stored calendar's id.", 
 export const PeriodsParamSchema = calendarIdParam("A calendar's id, or `default` for the built-in Gregorian calendar.", "default");
 
 export const Fiscal445Schema = z
-  .object({
+  .strictObject({
     yearEndWeekDay: z.enum(WEEKDAYS).openapi({ description: "The weekday on which every year ends." }),
     yearEndsInLastWeek: z.boolean().openapi({
       description: "true: the year ends on the last such weekday of yearEndIsoMonth; false: on the one nearest that month's last day (up to 3 days into the next month).",
@@ -26,11 +27,34 @@ const MONTH_SHIFT_DESCRIPTION =
   "MONTH_SHIFT only: months between January and the first month of this calendar's years, -11 to 11, zero excluded (zero is the built-in calendar). " +
   "Years are named after the calendar year in which they end: -11 starts FY2027 on 2026-02-01, 4 starts FY2028 on 2027-05-01, 11 starts FY2028 on 2027-12-01.";
 
+const readOnlyText = (description: string) => z.string().openapi({ readOnly: true, description });
+
+export const AuditableSchema = z
+  .strictObject({
+    createdByUserId: readOnlyText("Id of the user who created the object."),
+    createdByUserName: readOnlyText("Name of that user when it created the object."),
+    createdDate: readOnlyText("When the object was created.").openapi({ format: "date-time" }),
+    lastModifiedByUserId: readOnlyText("Id of the user who changed the object last."),
+    lastModifiedDate: readOnlyText("When the object was changed last.").openapi({ format: "date-time" }),
+  })
+  .openapi("Auditable");
+
+export const CalendarSchema = z
+  .strictObject({
+    type: z.enum(CALENDAR_TYPES),
+    name: z.string(),
+    id: z.string(),
+    monthShift: z.number().int().optional().openapi({ description: MONTH_SHIFT_DESCRIPTION }),
+    fiscal445: Fiscal445Schema.optional().openapi({ description: "FISCAL_445 only." }),
+    auditable: AuditableSchema,
+  })
+  .openapi("Calendar");
+
 export const CalendarWriteSchema = z
-  .object({
+  .strictObject(withReadOnlyMembers(CalendarSchema, {
     id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
     type: z.enum(CALENDAR_TYPES),
-    name: nameString(255, { trim: true }).openapi({ description: "Unique in the account." }),
+    name: nameString(255).openapi({ description: "Unique in the account." }),
     monthShift: z
       .number()
       .int()
@@ -40,7 +64,7 @@ export const CalendarWriteSchema = z
       .optional()
       .openapi({ description: MONTH_SHIFT_DESCRIPTION }),
     fiscal445: Fiscal445Schema.optional().openapi({ description: "FISCAL_445 only: all five members are required." }),
-  })
+  }))
   .superRefine((body, ctx) => {
     // Each type has exactly its own member: a missing one is required, the other type's one is refused, never dropped.
     const own = body.type === "MONTH_SHIFT" ? "monthShift" : "fiscal445";
@@ -54,30 +78,8 @@ export const CalendarWriteSchema = z
 
 export type CalendarInput = z.infer<typeof CalendarWriteSchema>;
 
-const readOnlyText = (description: string) => z.string().openapi({ readOnly: true, description });
 
-export const AuditableSchema = z
-  .object({
-    createdByUserId: readOnlyText("Id of the user who created the object."),
-    createdByUserName: readOnlyText("Name of that user when it created the object."),
-    createdDate: readOnlyText("When the object was created.").openapi({ format: "date-time" }),
-    lastModifiedByUserId: readOnlyText("Id of the user who changed the object last."),
-    lastModifiedDate: readOnlyText("When the object was changed last.").openapi({ format: "date-time" }),
-  })
-  .openapi("Auditable");
-
-export const CalendarSchema = z
-  .object({
-    type: z.enum(CALENDAR_TYPES),
-    name: z.string(),
-    id: z.string(),
-    monthShift: z.number().int().optional().openapi({ description: MONTH_SHIFT_DESCRIPTION }),
-    fiscal445: Fiscal445Schema.optional().openapi({ description: "FISCAL_445 only." }),
-    auditable: AuditableSchema,
-  })
-  .openapi("Calendar");
-
-export const CalendarListSchema = z.object({ content: z.array(CalendarSchema) }).openapi("CalendarList");
+export const CalendarListSchema = z.strictObject({ content: z.array(CalendarSchema) }).openapi("CalendarList");
 
 const IsoDateSchema = z
   .string()
@@ -93,7 +95,7 @@ export const PeriodsQuerySchema = z.object({
 export const PeriodsAtQuerySchema = z.object({ date: IsoDateSchema });
 
 export const CalendarPeriodSchema = z
-  .object({
+  .strictObject({
     type: z.enum(PERIOD_TYPES),
     name: z.string().openapi({ example: "FY2027 Q1", description: "FY2027, FY2027 Q1, FY2027 M01, FY2027 W01, or the date of a DAY (the Gregorian calendar names years 2027, 2027 Q1, ...)." }),
     start: z.string().openapi({ format: "date", description: "The period's first day." }),
@@ -104,10 +106,10 @@ export const CalendarPeriodSchema = z
   })
   .openapi("CalendarPeriod");
 
-export const CalendarPeriodListSchema = z.object({ content: z.array(CalendarPeriodSchema) }).openapi("CalendarPeriodList");
+export const CalendarPeriodListSchema = z.strictObject({ content: z.array(CalendarPeriodSchema) }).openapi("CalendarPeriodList");
 
 export const CalendarPeriodsAtSchema = z
-  .object({
+  .strictObject({
     date: z.string().openapi({ format: "date" }),
     year: CalendarPeriodSchema,
     quarter: CalendarPeriodSchema,

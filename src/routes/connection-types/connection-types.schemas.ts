@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { PARAMETER_VALUE_TYPES } from "../../domain/connectors/connection-parameters";
 import { auditMembers } from "../../lib/openapi";
@@ -17,7 +18,7 @@ const ValueTypeSchema = z.enum(PARAMETER_VALUE_TYPES).openapi("ParameterValueTyp
 });
 
 export const TypeParameterSchema = z
-  .object({
+  .strictObject({
     key: z.string(),
     label: z.string(),
     valueType: ValueTypeSchema,
@@ -32,7 +33,7 @@ export const TypeParameterSchema = z
   .openapi("ConnectionTypeParameter");
 
 const TypeParameterWriteSchema = z
-  .object({
+  .strictObject({
     key: nameString(255).openapi({ description: 'The key a connection sets. A key ending in "." declares a family: "header." takes "header.X-Api-Version".' }),
     label: nameString(255).optional().openapi({ description: "Shown in forms and messages; the key when omitted." }),
     valueType: ValueTypeSchema.default("STRING"),
@@ -54,8 +55,28 @@ const uniqueKeys = (parameters: { key: string }[] | undefined, ctx: z.Refinement
   });
 };
 
+const storageName = (what: string) =>
+  nameString(64)
+    .regex(/^[A-Za-z0-9_.-]+$/, "Letters, digits, '_', '.' and '-' only")
+    .optional()
+    .openapi({ description: `${what}; derived from the connector when omitted (POSTGRESQL, HTTP_JSON, ...).` });
+
+const typeMembers = {
+  connectorId: z.string().min(1).max(64),
+  name: nameString(255).openapi({ description: "Unique across the installation." }),
+  description: textString(1024).nullable().optional(),
+  type: storageName("The kind of store, matched by BY_TYPE_AND_PARAMETERS"),
+  subStorageType: storageName("The variant of the store, matched by BY_TYPE_AND_PARAMETERS"),
+  enabled: z.boolean().default(true),
+  disabledMessage: textString(1024).nullable().optional().openapi({ description: "What a disabled type answers to new connections and validations." }),
+  minSupportedVersion: nameString(64).nullable().optional(),
+  maxSupportedVersion: nameString(64).nullable().optional(),
+  onPremise: z.boolean().default(false),
+  parameters: z.array(TypeParameterWriteSchema).max(100).optional().openapi({ description: "The keys connections take; the connector's own parameters when omitted." }),
+};
+
 export const ConnectionTypeSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     connectorId: z.string().openapi({ description: "The connector that serves the type's connections (GET /api/connection/types lists the built-in one of each)." }),
     enabled: z.boolean(),
@@ -72,38 +93,18 @@ export const ConnectionTypeSchema = z
   })
   .openapi("ConnectionType");
 
-const storageName = (what: string) =>
-  nameString(64)
-    .regex(/^[A-Za-z0-9_.-]+$/, "Letters, digits, '_', '.' and '-' only")
-    .optional()
-    .openapi({ description: `${what}; derived from the connector when omitted (POSTGRESQL, HTTP_JSON, ...).` });
-
-const typeMembers = {
-  connectorId: z.string().min(1).max(64),
-  name: nameString(255, { trim: true }).openapi({ description: "Unique across the installation." }),
-  description: textString(1024).nullable().optional(),
-  type: storageName("The kind of store, matched by BY_TYPE_AND_PARAMETERS"),
-  subStorageType: storageName("The variant of the store, matched by BY_TYPE_AND_PARAMETERS"),
-  enabled: z.boolean().default(true),
-  disabledMessage: textString(1024).nullable().optional().openapi({ description: "What a disabled type answers to new connections and validations." }),
-  minSupportedVersion: nameString(64).nullable().optional(),
-  maxSupportedVersion: nameString(64).nullable().optional(),
-  onPremise: z.boolean().default(false),
-  parameters: z.array(TypeParameterWriteSchema).max(100).optional().openapi({ description: "The keys connections take; the connector's own parameters when omitted." }),
-};
-
 export const ConnectionTypeWriteSchema = z
-  .object({
+  .strictObject(withReadOnlyMembers(ConnectionTypeSchema, {
     id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
     ...typeMembers,
-  })
+  }))
   .superRefine((body, ctx) => uniqueKeys(body.parameters, ctx))
   .openapi("ConnectionTypeWrite");
 
 export type ConnectionTypeWrite = z.infer<typeof ConnectionTypeWriteSchema>;
 
 export const ConnectionTypePatchSchema = z
-  .object({
+  .strictObject({
     connectorId: typeMembers.connectorId.optional(),
     name: typeMembers.name.optional(),
     description: typeMembers.description,
@@ -121,7 +122,7 @@ export const ConnectionTypePatchSchema = z
 
 export type ConnectionTypePatch = z.infer<typeof ConnectionTypePatchSchema>;
 
-export const ConnectionTypeListSchema = z.object({ content: z.array(ConnectionTypeSchema) }).openapi("ConnectionTypeList");
+export const ConnectionTypeListSchema = z.strictObject({ content: z.array(ConnectionTypeSchema) }).openapi("ConnectionTypeList");
 
 export const ConnectionTypeListQuerySchema = z.object({
   name: z.string().max(255).optional().openapi({ description: "Only the type with exactly this name." }),

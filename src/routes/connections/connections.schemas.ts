@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { MAX_PREVIEW_ROWS, DEFAULT_PREVIEW_ROWS } from "../../domain/connectors/preview-limit";
 import { auditMembers } from "../../lib/openapi";
@@ -36,7 +37,7 @@ export const ConnectionWriteQuerySchema = SuppressWarningsQuerySchema.extend({
 });
 
 const ParameterWriteSchema = z
-  .object({
+  .strictObject({
     key: nameString(255),
     value: z
       .string()
@@ -49,13 +50,47 @@ const ParameterWriteSchema = z
   })
   .openapi("ConnectionParameterWrite");
 
+const FeatureSchema = z
+  .strictObject({ name: z.string(), params: z.record(z.string(), z.string()), status: z.enum(["ENABLED", "UNKNOWN"]) })
+  .openapi("ConnectorFeature");
+
+export const ConnectionSchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    type: z.string(),
+    subStorageType: z.string(),
+    accountId: z.string(),
+    creatingUserName: z.string(),
+    disabled: z.boolean(),
+    connectionTypeId: z.string(),
+    allParameters: z
+      .array(
+        z
+          .strictObject({
+            key: z.string(),
+            value: z.string().optional().openapi({ description: "Absent for secret keys: their values are never answered." }),
+            systemAccess: z.boolean(),
+          })
+          .openapi("ConnectionParameter"),
+      )
+      .openapi({ description: "Standard parameters plus system parameters. Secret values are left out." }),
+    folderId: z.string().nullable(),
+    projectId: z.string().nullable().openapi({ readOnly: true, description: "The project of the connection's folder; null without a folder." }),
+    originId: z.string().nullable().openapi({ readOnly: true, description: "Id of the exported connection it was imported from; null (no import yet)." }),
+    internal: z.boolean().openapi({ readOnly: true, description: "True when the service manages the store itself (the JSON-datasets connector)." }),
+    features: z.array(FeatureSchema).openapi({ readOnly: true, description: "What the connector behind the connection can do." }),
+    ...auditMembers,
+  })
+  .openapi("Connection");
+
 export const ConnectionWriteSchema = z
-  .object({
+  .strictObject(withReadOnlyMembers(ConnectionSchema, {
     id: z.string().max(64).optional().openapi({
       description:
         "Ignored on POST; on PUT it must match the path. On validate: a connection of the account whose stored secrets fill the secret keys sent without a value.",
     }),
-    name: nameString(255, { trim: true }).openapi({ description: "Unique in the account." }),
+    name: nameString(255).openapi({ description: "Unique in the account." }),
     type: nameString(64).optional().openapi({ description: "Matched by BY_TYPE_AND_PARAMETERS; with BY_ID it must agree with the type's, if sent." }),
     subStorageType: nameString(64).optional().openapi({ description: "As `type`." }),
     accountId: z.string().min(1).max(64).optional().openapi({ description: "The caller's own account (the default); naming another is 403." }),
@@ -75,46 +110,12 @@ export const ConnectionWriteSchema = z
         description:
           "A folder of the account (/api/folders) that organizes the connection. Answered as a string (folder ids are strings); an integer is taken as its decimal text.",
       }),
-  })
+  }))
   .openapi("ConnectionWrite");
 
 export type ConnectionWrite = z.infer<typeof ConnectionWriteSchema>;
 
-const FeatureSchema = z
-  .object({ name: z.string(), params: z.record(z.string(), z.string()), status: z.enum(["ENABLED", "UNKNOWN"]) })
-  .openapi("ConnectorFeature");
-
-export const ConnectionSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.string(),
-    subStorageType: z.string(),
-    accountId: z.string(),
-    creatingUserName: z.string(),
-    disabled: z.boolean(),
-    connectionTypeId: z.string(),
-    allParameters: z
-      .array(
-        z
-          .object({
-            key: z.string(),
-            value: z.string().optional().openapi({ description: "Absent for secret keys: their values are never answered." }),
-            systemAccess: z.boolean(),
-          })
-          .openapi("ConnectionParameter"),
-      )
-      .openapi({ description: "Standard parameters plus system parameters. Secret values are left out." }),
-    folderId: z.string().nullable(),
-    projectId: z.string().nullable().openapi({ readOnly: true, description: "The project of the connection's folder; null without a folder." }),
-    originId: z.string().nullable().openapi({ readOnly: true, description: "Id of the exported connection it was imported from; null (no import yet)." }),
-    internal: z.boolean().openapi({ readOnly: true, description: "True when the service manages the store itself (the JSON-datasets connector)." }),
-    features: z.array(FeatureSchema).openapi({ readOnly: true, description: "What the connector behind the connection can do." }),
-    ...auditMembers,
-  })
-  .openapi("Connection");
-
-export const ConnectionListSchema = z.object({ content: z.array(ConnectionSchema) }).openapi("ConnectionList");
+export const ConnectionListSchema = z.strictObject({ content: z.array(ConnectionSchema) }).openapi("ConnectionList");
 
 export const MAX_LISTED_IDS = 100;
 
@@ -129,17 +130,17 @@ export const ConnectionListQuerySchema = z.object({
 });
 
 export const ValidationResultSchema = z
-  .object({
+  .strictObject({
     connected: z.boolean(),
     message: z.string(),
     warning: z.string().optional().openapi({ description: "Something that works but deserves attention (no TLS, a superuser, ...)." }),
   })
   .openapi("ConnectionValidationResult");
 
-export const SchemaListSchema = z.object({ content: z.array(z.string()) }).openapi("ConnectionSchemaList");
+export const SchemaListSchema = z.strictObject({ content: z.array(z.string()) }).openapi("ConnectionSchemaList");
 
 const ColumnSchema = z
-  .object({
+  .strictObject({
     name: z.string(),
     type: z.string().openapi({ description: "The store's own type name: numeric(12,2), timestamp with time zone, INTEGER." }),
     nullable: z.boolean(),
@@ -147,14 +148,14 @@ const ColumnSchema = z
   .openapi("ConnectionColumn");
 
 export const SchemaDescriptionSchema = z
-  .object({
+  .strictObject({
     schemaName: z.string(),
-    collections: z.array(z.object({ name: z.string(), kind: z.enum(["TABLE", "VIEW"]), columns: z.array(ColumnSchema) }).openapi("ConnectionCollection")),
+    collections: z.array(z.strictObject({ name: z.string(), kind: z.enum(["TABLE", "VIEW"]), columns: z.array(ColumnSchema) }).openapi("ConnectionCollection")),
   })
   .openapi("ConnectionSchemaDescription");
 
 export const PreviewRequestSchema = z
-  .object({
+  .strictObject({
     schema: nameString(255),
     table: nameString(255),
     limit: z.number().int().min(1).max(MAX_PREVIEW_ROWS).default(DEFAULT_PREVIEW_ROWS).openapi({ description: `Rows to read, 1 to ${MAX_PREVIEW_ROWS} (default ${DEFAULT_PREVIEW_ROWS}).` }),
@@ -162,7 +163,7 @@ export const PreviewRequestSchema = z
   .openapi("ConnectionPreviewRequest");
 
 export const PreviewSchema = z
-  .object({
+  .strictObject({
     columns: z.array(ColumnSchema),
     rows: z.array(z.array(z.unknown())).openapi({ description: "One array per row, values in the order of `columns`, as JSON (big numbers and dates as the store prints them)." }),
   })

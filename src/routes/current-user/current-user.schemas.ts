@@ -7,13 +7,13 @@ import { PrivilegeSchema } from "../users/users.schemas";
  * UserResource where it has one (`fullname`, `accountId`, `activeGroups`, `activeRoles`).
  */
 export const CurrentUserSchema = z
-  .object({
+  .strictObject({
     id: z.string().openapi({ description: "The user's id; `supervisor` for the supervisor." }),
     name: z.string().openapi({ description: "The username it signs in with." }),
     fullname: z.string().nullable().openapi({ description: "The full name (a User's `fullName`, spelled as the reference product spells it here)." }),
     email: z.string().nullable(),
     accountId: z.string().nullable().openapi({ description: "The caller's account; null for the supervisor, who belongs to none." }),
-    account: orNull(z.object({ id: z.string(), name: z.string() }).openapi("CurrentUserAccount")),
+    account: orNull(z.strictObject({ id: z.string(), name: z.string() }).openapi("CurrentUserAccount")),
     activeGroups: z.array(z.string()).openapi({ description: "Names of the groups it belongs to." }),
     roles: z.array(PrivilegeSchema).openapi({ description: "Extra privileges granted to the user directly (a User's `roles`)." }),
     activeRoles: z.array(PrivilegeSchema).openapi({

@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { DataTypeSchema, ExpressionTextSchema, FieldNameSchema } from "../source-fields/fields.schemas";
@@ -17,21 +18,8 @@ const metricMembers = {
   dataType: DataTypeSchema.optional().openapi({ description: "Detected from the expression; a contradicting value is a 400." }),
 };
 
-export const CustomMetricWriteSchema = z
-  .object({
-    name: FieldNameSchema.optional().openapi({ description: "Immutable. On PUT it must equal the path's name when sent." }),
-    ...metricMembers,
-  })
-  .openapi("CustomMetricWrite");
-
-export const CustomMetricCreateSchema = z
-  .object({ name: FieldNameSchema.openapi({ description: "Unique across the source's fields and custom metrics. Immutable." }), ...metricMembers })
-  .openapi("CustomMetricCreate");
-
-export type CustomMetricInput = z.infer<typeof CustomMetricWriteSchema>;
-
 export const CustomMetricSchema = z
-  .object({
+  .strictObject({
     name: z.string(),
     label: z.string(),
     visible: z.boolean(),
@@ -44,6 +32,19 @@ export const CustomMetricSchema = z
   })
   .openapi("CustomMetric");
 
+export const CustomMetricWriteSchema = z
+  .strictObject(withReadOnlyMembers(CustomMetricSchema, {
+    name: FieldNameSchema.optional().openapi({ description: "Immutable. On PUT it must equal the path's name when sent." }),
+    ...metricMembers,
+  }))
+  .openapi("CustomMetricWrite");
+
+export const CustomMetricCreateSchema = z
+  .strictObject(withReadOnlyMembers(CustomMetricSchema, { name: FieldNameSchema.openapi({ description: "Unique across the source's fields and custom metrics. Immutable." }), ...metricMembers }))
+  .openapi("CustomMetricCreate");
+
+export type CustomMetricInput = z.infer<typeof CustomMetricWriteSchema>;
+
 export const MetricPathSchema = z.object({
   sourceId: z.string().min(1).max(64).openapi({ param: { name: "sourceId", in: "path" } }),
   customMetricName: FieldNameSchema.openapi({ param: { name: "customMetricName", in: "path" }, description: "Length 1-255." }),
@@ -51,4 +52,4 @@ export const MetricPathSchema = z.object({
 
 export const CustomMetricPageSchema = pagedList(CustomMetricSchema, "CustomMetricPage");
 export const CustomMetricListQuerySchema = PageQuerySchema;
-export const CustomMetricPatchSchema = z.object({ visible: z.boolean() }).openapi("CustomMetricPatch");
+export const CustomMetricPatchSchema = z.strictObject({ visible: z.boolean() }).openapi("CustomMetricPatch");

@@ -4,7 +4,7 @@ import { nameString } from "../../lib/text-schemas";
 import { ConnectionIdSchema } from "../connections/connections.schemas";
 
 export const DataEntityDescribeRequestSchema = z
-  .object({
+  .strictObject({
     connectionId: ConnectionIdSchema.openapi({ description: "A connection of the caller's account." }),
     schema: nameString(255).openapi({ example: "sales" }),
     table: nameString(255).openapi({ example: "customers" }),
@@ -12,13 +12,13 @@ export const DataEntityDescribeRequestSchema = z
   .openapi("DataEntityDescribeRequest");
 
 const NativeFieldDefinitionSchema = z
-  .object({
+  .strictObject({
     name: z.string().openapi({ description: "A valid field name made from the column's name, unique in the list (and never Volume)." }),
     label: z.string(),
     dataType: DataTypeSchema,
-    origin: z.object({
+    origin: z.strictObject({
       type: z.enum(["NATIVE"]),
-      nativeOrigin: z.object({
+      nativeOrigin: z.strictObject({
         originalName: z.string().openapi({ description: "The column's name in the store." }),
         originalType: z.string().openapi({ description: "The column's type in the store." }),
         dataEntityId: z.string().openapi({ description: "The table: `schema.table`." }),
@@ -27,4 +27,4 @@ const NativeFieldDefinitionSchema = z
   })
   .openapi("NativeFieldDefinition", { description: "A field definition POST /api/sources accepts in `fields` as it is." });
 
-export const DataEntityFieldsSchema = z.object({ content: z.array(NativeFieldDefinitionSchema) }).openapi("DataEntityFields");
+export const DataEntityFieldsSchema = z.strictObject({ content: z.array(NativeFieldDefinitionSchema) }).openapi("DataEntityFields");

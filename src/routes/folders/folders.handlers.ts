@@ -2,6 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { BatchItem } from "drizzle-orm/batch";
+import { aliased } from "../../lib/aliases";
 import { refusedBy, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import {
   accessFacts,
@@ -115,11 +116,19 @@ export const tree: AppRouteHandler<typeof routes.tree> = async (c) => {
   return c.json(roots.map(toFolderNode), 200);
 };
 
-type FolderCreate = z.infer<typeof FolderCreateSchema>;
+type FolderCreate = Omit<z.infer<typeof FolderCreateSchema>, "folder_name" | "name"> & { folder_name: string };
+
+/** `folder_name`, or its alias `name` (the representation's own name of it). */
+function folderName(body: { folder_name?: string; name?: string }): string | undefined {
+  return aliased({ name: "body.folder_name", value: body.folder_name }, { name: "body.name", value: body.name });
+}
 type Placed = { folder: LoadedFolder; resolved: FolderInChain["resolved"] };
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
-  const body = c.req.valid("json");
+  const { name: _alias, ...given } = c.req.valid("json");
+  const folder_name = folderName(c.req.valid("json"));
+  if (folder_name === undefined) throw invalid("body.folder_name", "Invalid input: expected string, received undefined");
+  const body: FolderCreate = { ...given, folder_name };
   const made = body.parent_id ? await createChild(c, body, body.parent_id) : await createRoot(c, body);
   c.header("Location", locationOf(c, made.folder.row.id));
   return c.json(await answerNode(c, made), 201);
@@ -214,7 +223,7 @@ export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
 
 export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
   const { id } = c.req.valid("param");
-  const body = c.req.valid("json");
+  const body = { ...c.req.valid("json"), folder_name: folderName(c.req.valid("json")) };
   const db = c.get("db");
   const principal = userOf(c);
   const caller = folderCaller(principal);

@@ -15,7 +15,7 @@ const InheritanceStateSchema = z.enum(["INHERIT", "EXPLICIT"]).openapi({
 const PermissionSchema = z.enum(FOLDER_PERMISSIONS);
 
 export const FolderNodeSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     name: z.string(),
     description: z.string().nullable(),
@@ -51,8 +51,11 @@ export const TreeQuerySchema = z.object({
 });
 
 export const FolderCreateSchema = z
-  .object({
-    folder_name: nameString(100),
+  .strictObject({
+    folder_name: nameString(100).optional().openapi({ description: "Required, here or as `name`." }),
+    name: nameString(100)
+      .optional()
+      .openapi({ description: "Alias: the folder's representation (FolderNode) calls `folder_name` `name`. Both may be given only with the same value." }),
     description: textString(1024).nullable().optional(),
     parent_id: z.string().min(1).max(64).nullable().optional().openapi({ description: "The parent folder; none starts a new project (a root)." }),
     content_type: ContentTypeSchema.optional().openapi({ description: "Required for a root; a child takes its parent's (naming another is a 400)." }),
@@ -64,8 +67,11 @@ export const FolderCreateSchema = z
   .openapi("FolderCreate");
 
 export const FolderPatchSchema = z
-  .object({
+  .strictObject({
     folder_name: nameString(100).optional(),
+    name: nameString(100)
+      .optional()
+      .openapi({ description: "Alias: the folder's representation (FolderNode) calls `folder_name` `name`. Both may be given only with the same value." }),
     description: textString(1024).nullable().optional(),
     inheritance_state: InheritanceStateSchema.optional().openapi({ description: "Needs ADMINISTER on the folder or ROLE_PERMISSION_FOLDERS." }),
     parent_id: z.string().min(1).max(64).optional().openapi({
@@ -83,10 +89,10 @@ export const FolderPageQuerySchema = z.object({
 
 const nextCursor = z.string().nullable().openapi({ description: "The cursor of the next page; null on the last one." });
 
-export const FolderChildrenPageSchema = z.object({ content: z.array(FolderNodeSchema), next_cursor: nextCursor }).openapi("FolderChildrenPage");
+export const FolderChildrenPageSchema = z.strictObject({ content: z.array(FolderNodeSchema), next_cursor: nextCursor }).openapi("FolderChildrenPage");
 
 export const FolderItemSchema = z
-  .object({
+  .strictObject({
     item_type: z.enum(["DASHBOARD", "REPORT"]),
     item_id: z.string(),
     name: z.string(),
@@ -96,33 +102,33 @@ export const FolderItemSchema = z
   })
   .openapi("FolderItem");
 
-export const FolderContentsPageSchema = z.object({ content: z.array(FolderItemSchema), next_cursor: nextCursor }).openapi("FolderContentsPage");
+export const FolderContentsPageSchema = z.strictObject({ content: z.array(FolderItemSchema), next_cursor: nextCursor }).openapi("FolderContentsPage");
 
 export const FolderPathSchema = z
-  .object({
+  .strictObject({
     content: z.array(FolderNodeSchema).openapi({ description: "The folders from the root down to this one that the caller may READ." }),
     truncated: z.boolean().openapi({ description: "True when some ancestors were left out because the caller may not READ them." }),
   })
   .openapi("FolderPath");
 
 export const TreeStateSchema = z
-  .object({
+  .strictObject({
     folder_ids: z.array(z.string().min(1).max(64)).max(500).openapi({ description: "Every folder the caller has expanded (at most 500), each one it may READ; replaces the previous set." }),
   })
   .openapi("FolderTreeState");
 
-const AclEntrySchema = z.object({
+const AclEntrySchema = z.strictObject({
   principalType: z.enum(["USER", "GROUP"]),
   principalId: z.string().min(1).max(64).openapi({ description: "A user or group of the folder's account." }),
   permissions: z.array(PermissionSchema).min(1).max(FOLDER_PERMISSIONS.length),
 });
 
 export const FolderAclWriteSchema = z
-  .object({ content: z.array(AclEntrySchema).max(200).openapi({ description: "One entry per principal (at most 200)." }) })
+  .strictObject({ content: z.array(AclEntrySchema).max(200).openapi({ description: "One entry per principal (at most 200)." }) })
   .openapi("FolderAclWrite");
 
 export const FolderAclSchema = z
-  .object({
+  .strictObject({
     content: z.array(AclEntrySchema),
     permission_inherited: z.boolean().openapi({ description: "True when the ACL in force is an ancestor's (the folder inherits); PUT makes it the folder's own." }),
   })
@@ -143,4 +149,4 @@ export const ItemParamSchema = IdParamSchema.extend({
     .openapi({ param: { name: "itemId", in: "path" }, description: "The item's id where it is managed.", example: "7b0c5b1e-0d1a-4e8e-9f55-3f4c5d6e7f80" }),
 });
 
-export const ItemWriteSchema = z.object({ name: nameString(255) }).openapi("FolderItemWrite");
+export const ItemWriteSchema = z.strictObject({ name: nameString(255) }).openapi("FolderItemWrite");

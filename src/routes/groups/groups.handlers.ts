@@ -8,7 +8,10 @@ import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../.
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
+import { aliased } from "../../lib/aliases";
 import type * as routes from "./groups.routes";
+import type { GroupWriteSchema } from "./groups.schemas";
+import type { z } from "@hono/zod-openapi";
 
 type GroupRow = typeof groups.$inferSelect;
 
@@ -49,8 +52,16 @@ export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   return c.json({ content: page.content.map(toGroup), pageInfo: page.pageInfo }, 200);
 };
 
+/** The body with the reference product's aliases resolved: `label` for `name`, `roles` for `privileges`. */
+function groupInput(body: z.infer<typeof GroupWriteSchema>) {
+  const name = aliased({ name: "body.name", value: body.name }, { name: "body.label", value: body.label });
+  if (name === undefined) throw invalid("body.name", "Invalid input: expected string, received undefined");
+  const privileges = aliased({ name: "body.privileges", value: body.privileges }, { name: "body.roles", value: body.roles }) ?? [];
+  return { id: body.id, name, description: body.description, privileges, accountId: body.accountId };
+}
+
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
-  const body = c.req.valid("json");
+  const body = groupInput(c.req.valid("json"));
   const principal = c.get("principal");
   const accountId = accountForWrite(principal, body.accountId);
   assertMayGrant(principal, body.privileges, "grant");
@@ -82,7 +93,7 @@ export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
 
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const { id } = c.req.valid("param");
-  const body = c.req.valid("json");
+  const body = groupInput(c.req.valid("json"));
   assertSameId(body.id, id);
   const db = c.get("db");
   const principal = c.get("principal");

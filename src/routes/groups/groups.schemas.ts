@@ -1,3 +1,4 @@
+import { ignoredMember, withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { PRIVILEGES } from "../../domain/privileges";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
@@ -5,7 +6,7 @@ import { PrivilegeSchema } from "../users/users.schemas";
 import { nameString, textString } from "../../lib/text-schemas";
 
 export const GroupSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     name: z.string(),
     description: z.string().nullable(),
@@ -16,16 +17,25 @@ export const GroupSchema = z
   })
   .openapi("Group");
 
+const PrivilegesSchema = z.array(PrivilegeSchema).max(PRIVILEGES.length);
+
 export const GroupWriteSchema = z
-  .object({
+  .strictObject(withReadOnlyMembers(GroupSchema, {
     id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
-    name: nameString(255, { trim: true }),
+    name: nameString(255).optional().openapi({ description: "Required, here or as `label`." }),
+    label: nameString(255)
+      .optional()
+      .openapi({ description: "Alias: the reference product's name of `name` (its GroupResource). Both may be given only with the same value." }),
     description: textString(1024).nullable().optional(),
-    privileges: z.array(PrivilegeSchema).max(PRIVILEGES.length).default([]),
+    privileges: PrivilegesSchema.optional().openapi({ default: [] }),
+    roles: PrivilegesSchema.optional().openapi({
+      description: "Alias: the reference product's name of `privileges` (its GroupResource). Both may be given only with the same value.",
+    }),
+    system: ignoredMember("The reference product's read-only `system` (our `builtIn`): ignored.", { readOnly: true }),
     accountId: z.string().min(1).max(64).optional().openapi({
       description: "The group's account. Account admins may only name their own; the supervisor names any (default account if omitted).",
     }),
-  })
+  }))
   .openapi("GroupWrite");
 
 export const GroupListQuerySchema = PageQuerySchema.extend({

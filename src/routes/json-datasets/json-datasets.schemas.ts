@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { nameString, textString } from "../../lib/text-schemas";
@@ -20,23 +21,23 @@ const datasetMembers = {
   ...auditMembers,
 };
 
-export const JsonDatasetSummarySchema = z.object(datasetMembers).openapi("JsonDatasetSummary", {
+export const JsonDatasetSummarySchema = z.strictObject(datasetMembers).openapi("JsonDatasetSummary", {
   description: "A JSON dataset without its data (the list's items).",
 });
 
-export const JsonDatasetSchema = z.object({ ...datasetMembers, data: DatasetDataSchema }).openapi("JsonDataset");
+export const JsonDatasetSchema = z.strictObject({ ...datasetMembers, data: DatasetDataSchema }).openapi("JsonDataset");
 
 const writeMembers = {
   id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
-  name: nameString(255, { trim: true }).openapi({ description: "Unique in the account, case-sensitive; 1 to 255 characters." }),
+  name: nameString(255).openapi({ description: "Unique in the account, case-sensitive; 1 to 255 characters." }),
   description: textString(512).nullable().optional().openapi({ description: "At most 512 characters. On update, omitted keeps the stored one and null clears it." }),
   accountId: z.string().min(1).max(64).optional().openapi({ description: "The caller's own account (the default); naming another is 403." }),
 };
 
-export const JsonDatasetCreateSchema = z.object({ ...writeMembers, data: DatasetDataSchema }).openapi("JsonDatasetCreate");
+export const JsonDatasetCreateSchema = z.strictObject(withReadOnlyMembers(JsonDatasetSchema, { ...writeMembers, data: DatasetDataSchema })).openapi("JsonDatasetCreate");
 
 export const JsonDatasetUpdateSchema = z
-  .object({ ...writeMembers, data: DatasetDataSchema.optional().openapi({ description: "The new data; omitted keeps the stored data." }) })
+  .strictObject(withReadOnlyMembers(JsonDatasetSchema, { ...writeMembers, data: DatasetDataSchema.optional().openapi({ description: "The new data; omitted keeps the stored data." }) }))
   .openapi("JsonDatasetUpdate");
 
 export const JsonDatasetListQuerySchema = PageQuerySchema;

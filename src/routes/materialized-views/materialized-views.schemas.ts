@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { SIMPLE_METRIC_TYPES } from "../../domain/sql";
 import { auditMembers, orNull } from "../../lib/openapi";
@@ -12,7 +13,7 @@ import { freeFormLimits, nameString, textString } from "../../lib/text-schemas";
  */
 function deprecatedObject<S extends z.ZodRawShape>(shape: S) {
   const marked = Object.fromEntries(Object.entries(shape).map(([key, member]) => [key, (member as z.ZodType).openapi({ deprecated: true })]));
-  return z.object(marked as unknown as S);
+  return z.strictObject(marked as unknown as S);
 }
 
 /**
@@ -136,28 +137,12 @@ export const StorageSettingsSchema = deprecatedObject({
   });
 
 const viewMembers = {
-  name: nameString(255, { trim: true }).openapi({ description: "Unique in the account." }),
+  name: nameString(255).openapi({ description: "Unique in the account." }),
   description: textString(1024).nullable().optional(),
   enabled: z.boolean().default(true),
   definition: DefinitionSchema,
   storageSettings: orNull(StorageSettingsSchema).optional(),
 };
-
-export const MaterializedViewInputSchema = deprecatedObject({
-  id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
-  ...viewMembers,
-}).openapi("MaterializedViewInput", {
-  deprecated: true,
-  description: "A materialized view as a client writes it: a MaterializedView without id, referencedSourceIds and definitionQuery (those are ignored when sent).",
-});
-
-export type MaterializedViewInput = z.infer<typeof MaterializedViewInputSchema>;
-
-export const MaterializedViewPatchSchema = deprecatedObject({
-  name: viewMembers.name.optional(),
-  description: viewMembers.description,
-  enabled: z.boolean().optional(),
-}).openapi("MaterializedViewPatch", { deprecated: true, description: "The members to change; those left out keep their values." });
 
 export const MaterializedViewSchema = deprecatedObject({
   id: z.string(),
@@ -173,6 +158,24 @@ export const MaterializedViewSchema = deprecatedObject({
   }),
   ...auditMembers,
 }).openapi("MaterializedView", { deprecated: true, description: "A materialized view (deprecated since 23.1)." });
+
+export const MaterializedViewInputSchema = deprecatedObject(
+  withReadOnlyMembers(MaterializedViewSchema, {
+    id: z.string().optional().openapi({ description: "Ignored on create; on update it must match the path." }),
+    ...viewMembers,
+  }),
+).openapi("MaterializedViewInput", {
+  deprecated: true,
+  description: "A materialized view as a client writes it: a MaterializedView without id, referencedSourceIds and definitionQuery (those are ignored when sent).",
+});
+
+export type MaterializedViewInput = z.infer<typeof MaterializedViewInputSchema>;
+
+export const MaterializedViewPatchSchema = deprecatedObject({
+  name: viewMembers.name.optional(),
+  description: viewMembers.description,
+  enabled: z.boolean().optional(),
+}).openapi("MaterializedViewPatch", { deprecated: true, description: "The members to change; those left out keep their values." });
 
 export const MaterializedViewListSchema = deprecatedObject({ content: z.array(MaterializedViewSchema) }).openapi("MaterializedViewList", { deprecated: true });
 

@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { duplicateTypes, QUOTA_TYPES } from "../../domain/quota";
 import { auditMembers } from "../../lib/openapi";
@@ -5,10 +6,10 @@ import { auditMembers } from "../../lib/openapi";
 export const QuotaTypeSchema = z.enum(QUOTA_TYPES).openapi("QuotaType");
 
 export const QuotaSchema = z
-  .object({
+  .strictObject({
     accountId: z.string(),
     quotas: z.array(
-      z.object({
+      z.strictObject({
         type: QuotaTypeSchema,
         limit: z.number().int(),
         consumption: z.number().int().openapi({ readOnly: true, description: "Live count of the type's objects (bytes for FILE_SIZE)." }),
@@ -19,11 +20,11 @@ export const QuotaSchema = z
   .openapi("Quota");
 
 export const QuotaWriteSchema = z
-  .object({
+  .strictObject(withReadOnlyMembers(QuotaSchema, {
     accountId: z.string().min(1).max(64),
     quotas: z
       .array(
-        z.object({
+        z.strictObject({
           type: QuotaTypeSchema,
           limit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
           consumption: z.number().optional().openapi({ description: "Read-only: ignored when sent." }),
@@ -37,7 +38,7 @@ export const QuotaWriteSchema = z
           if (dup.includes(l.type)) ctx.addIssue({ code: "custom", path: [i, "type"], message: `Quota type ${l.type} appears more than once` });
         });
       }),
-  })
+  }))
   .openapi("QuotaWrite");
 
 export const AccountIdParamSchema = z.object({

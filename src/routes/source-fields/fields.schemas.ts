@@ -1,3 +1,4 @@
+import { withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { DATA_TYPES, DEFAULT_METRICS, FIELD_NAME_PATTERN } from "../../domain/source-fields";
 import { auditMembers, PageQuerySchema, pagedList, orNull } from "../../lib/openapi";
@@ -21,19 +22,19 @@ export const DefaultMetricSchema = z
   .pipe(z.enum(DEFAULT_METRICS))
   .openapi({ type: "string", enum: [...DEFAULT_METRICS] });
 
-const NativeOriginSchema = z.object({
+const NativeOriginSchema = z.strictObject({
   originalName: nameString(255),
   originalType: z.string().max(64).optional(),
   dataEntityId: z.string().max(255).optional(),
   rawFormat: freeFormObject().optional(),
   metaFlags: z.array(z.string().max(64)).max(32).optional(),
-  partitionedBy: z.object({ field: z.string().max(255), function: z.string().max(64) }).optional(),
+  partitionedBy: z.strictObject({ field: z.string().max(255), function: z.string().max(64) }).optional(),
 });
 
 export const MAX_EXPRESSION_LENGTH = 10_000;
 export const ExpressionTextSchema = z.string().min(1).max(MAX_EXPRESSION_LENGTH);
 
-const DerivedOriginSchema = z.object({
+const DerivedOriginSchema = z.strictObject({
   expression: ExpressionTextSchema,
   calendarId: z
     .string()
@@ -43,26 +44,26 @@ const DerivedOriginSchema = z.object({
   referencedFieldNames: z.array(z.string()).optional().openapi({ readOnly: true, description: "Computed by the server; ignored when sent." }),
 });
 
-const HierarchyOriginSchema = z.object({
-  childParent: z.object({ childField: FieldNameSchema, parentField: FieldNameSchema }),
+const HierarchyOriginSchema = z.strictObject({
+  childParent: z.strictObject({ childField: FieldNameSchema, parentField: FieldNameSchema }),
   labelField: FieldNameSchema.optional(),
 });
 
 export const OriginSchema = z
   .discriminatedUnion("type", [
-    z.object({ type: z.literal("NATIVE"), nativeOrigin: NativeOriginSchema }),
-    z.object({ type: z.literal("DERIVED"), derivedOrigin: DerivedOriginSchema }),
-    z.object({ type: z.literal("HIERARCHY"), hierarchyOrigin: HierarchyOriginSchema }),
+    z.strictObject({ type: z.literal("NATIVE"), nativeOrigin: NativeOriginSchema }),
+    z.strictObject({ type: z.literal("DERIVED"), derivedOrigin: DerivedOriginSchema }),
+    z.strictObject({ type: z.literal("HIERARCHY"), hierarchyOrigin: HierarchyOriginSchema }),
   ])
   .openapi("FieldOrigin");
 
-const FieldFormatSchema = z.object({
+const FieldFormatSchema = z.strictObject({
   time: z
-    .object({ granularity: GranularitySchema.optional(), timeZone: TimeZoneSchema.optional(), options: TimeFieldFormatOptionsSchema.optional() })
+    .strictObject({ granularity: GranularitySchema.optional(), timeZone: TimeZoneSchema.optional(), options: TimeFieldFormatOptionsSchema.optional() })
     .optional(),
   number: NumberFormatSchema.optional(),
   url: z
-    .object({
+    .strictObject({
       type: z.string().max(32).optional(),
       src: z.string().max(2048).optional(),
       width: z.number().int().min(0).max(10000).optional(),
@@ -71,13 +72,13 @@ const FieldFormatSchema = z.object({
     .optional(),
 });
 
-const StatisticsSchema = z.object({
+const StatisticsSchema = z.strictObject({
   override: z
-    .object({ min: z.number().optional(), max: z.number().optional(), distinctValues: z.array(z.unknown()).max(1000).superRefine(freeFormLimits({})).optional() })
+    .strictObject({ min: z.number().optional(), max: z.number().optional(), distinctValues: z.array(z.unknown()).max(1000).superRefine(freeFormLimits({})).optional() })
     .optional(),
   cacheEnabled: z.boolean().optional(),
   refreshable: z.boolean().optional(),
-  lookup: z.object({ raw: z.object({ dataEntityId: z.string().max(255).optional(), originalFieldName: z.string().max(255).optional() }) }).optional(),
+  lookup: z.strictObject({ raw: z.strictObject({ dataEntityId: z.string().max(255).optional(), originalFieldName: z.string().max(255).optional() }) }).optional(),
   cardinality: z.number().int().min(0).optional(),
 });
 
@@ -90,7 +91,7 @@ const fieldMembers = {
   format: FieldFormatSchema.optional(),
   statistics: StatisticsSchema.optional(),
   facetFiltering: z
-    .object({ enabled: z.boolean(), order: z.number().int().min(0).max(10000).optional() })
+    .strictObject({ enabled: z.boolean(), order: z.number().int().min(0).max(10000).optional() })
     .optional()
     .openapi({ description: "Only for sources with the TEXT_SEARCH feature." }),
   granularity: GranularitySchema.optional(),
@@ -100,19 +101,9 @@ const fieldMembers = {
   originalFieldName: z.string().optional().openapi({ deprecated: true, description: "Deprecated; ignored when sent." }),
 };
 
-export const FieldCreateSchema = z
-  .object({ name: FieldNameSchema.optional().openapi({ description: "Generated from the label or original name when missing." }), ...fieldMembers })
-  .openapi("FieldCreate");
-
-export const FieldPutSchema = z
-  .object({ name: FieldNameSchema.optional().openapi({ description: "Immutable: must equal the path's name when sent." }), ...fieldMembers })
-  .openapi("FieldPut");
-
-export type FieldInput = z.infer<typeof FieldCreateSchema>;
-
 export const FieldSchema = z
-  .object({
-    origin: z.object({
+  .strictObject({
+    origin: z.strictObject({
       type: z.enum(["NATIVE", "DERIVED", "HIERARCHY"]),
       nativeOrigin: NativeOriginSchema.optional(),
       derivedOrigin: DerivedOriginSchema.extend({ referencedFieldNames: z.array(z.string()) }).optional(),
@@ -125,7 +116,7 @@ export const FieldSchema = z
     dataType: DataTypeSchema,
     format: FieldFormatSchema.optional(),
     statistics: StatisticsSchema.optional(),
-    facetFiltering: z.object({ enabled: z.boolean(), order: z.number().int().optional() }).optional(),
+    facetFiltering: z.strictObject({ enabled: z.boolean(), order: z.number().int().optional() }).optional(),
     granularity: orNull(GranularitySchema),
     disabledCapabilities: z.array(z.string()),
     fieldMetadata: z.record(z.string(), z.unknown()),
@@ -138,6 +129,16 @@ export const FieldSchema = z
     ...auditMembers,
   })
   .openapi("SourceField");
+
+export const FieldCreateSchema = z
+  .strictObject(withReadOnlyMembers(FieldSchema, { name: FieldNameSchema.optional().openapi({ description: "Generated from the label or original name when missing." }), ...fieldMembers }))
+  .openapi("FieldCreate");
+
+export const FieldPutSchema = z
+  .strictObject(withReadOnlyMembers(FieldSchema, { name: FieldNameSchema.optional().openapi({ description: "Immutable: must equal the path's name when sent." }), ...fieldMembers }))
+  .openapi("FieldPut");
+
+export type FieldInput = z.infer<typeof FieldCreateSchema>;
 
 export const FieldPageSchema = pagedList(FieldSchema, "SourceFieldPage");
 export const FieldListQuerySchema = PageQuerySchema;
@@ -152,19 +153,19 @@ export const FieldPutPathSchema = FieldPathSchema.extend({
   fieldName: FieldNameSchema.openapi({ param: { name: "fieldName", in: "path" }, description: "The field's name; PUT creates it when missing." }),
 });
 
-export const FieldPatchSchema = z.object({ visible: z.boolean() }).openapi("FieldPatch");
+export const FieldPatchSchema = z.strictObject({ visible: z.boolean() }).openapi("FieldPatch");
 
-export const ValidateExpressionSchema = z.object({ expression: z.string().max(MAX_EXPRESSION_LENGTH) }).openapi("ValidateExpression");
+export const ValidateExpressionSchema = z.strictObject({ expression: z.string().max(MAX_EXPRESSION_LENGTH) }).openapi("ValidateExpression");
 
 export const ValidationResultSchema = z
-  .object({
+  .strictObject({
     valid: z.boolean(),
     dataType: orNull(DataTypeSchema),
     referencedFields: z.array(z.string()),
-    error: z.object({
+    error: z.strictObject({
       type: z.enum(["NONE", "SYNTAX", "VALIDATION", "DUPLICATED"]),
       message: z.string().nullable(),
-      syntaxError: z.object({ line: z.number().int(), column: z.number().int() }).nullable(),
+      syntaxError: z.strictObject({ line: z.number().int(), column: z.number().int() }).nullable(),
     }),
   })
   .openapi("ExpressionValidationResult");

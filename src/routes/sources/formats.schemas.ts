@@ -5,7 +5,7 @@ export const GRANULARITIES = ["MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", 
 export const GranularitySchema = z.enum(GRANULARITIES).openapi("Granularity");
 
 export const NumberFormatSchema = z
-  .object({
+  .strictObject({
     type: z.enum(["PLAIN", "CURRENCY", "PERCENTAGE", "COMPUTER_STORAGE", "SCIENTIFIC_NOTATION", "RATIO"]),
     decimals: z.number().int().min(0).max(9).optional(),
     separator: z.boolean().optional(),
@@ -21,7 +21,7 @@ export const NumberFormatSchema = z
 
 const twoForms = z.enum(["NUMERIC", "TWO_DIGIT"]);
 export const TimeFieldFormatOptionsSchema = z
-  .object({
+  .strictObject({
     second: twoForms.optional(),
     minute: twoForms.optional(),
     hour: twoForms.optional(),
@@ -68,7 +68,7 @@ export const TimeZoneSchema = z
   .openapi({ type: "string", example: "Europe/Paris", description: "An IANA time zone; matched regardless of letter case." });
 
 export const TimeFormatSchema = z
-  .object({
+  .strictObject({
     timeZone: TimeZoneSchema.optional(),
     options: TimeFieldFormatOptionsSchema.optional(),
   })

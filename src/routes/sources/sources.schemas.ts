@@ -1,3 +1,4 @@
+import { ignoredMember, withReadOnlyMembers } from "../../lib/closed-bodies";
 import { z } from "@hono/zod-openapi";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
 import { FieldCreateSchema } from "../source-fields/fields.schemas";
@@ -13,7 +14,7 @@ const FeatureSchema = z
   .openapi({ example: "TEXT_SEARCH" });
 
 export const SourceSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     name: z.string(),
     description: z.string().nullable(),
@@ -34,15 +35,15 @@ const InlineFieldsSchema = z.array(FieldCreateSchema).max(1000);
  * native fields. A source here has one data entity and no joins.
  */
 const SourceStorageSchema = z
-  .object({
+  .strictObject({
     dataEntities: z
       .array(
-        z.object({
+        z.strictObject({
           id: z.string().max(255).optional(),
           name: z.string().max(255).optional(),
           type: z.enum(["SINGLE_COLLECTION"]).optional().openapi({ description: "SINGLE_COLLECTION, the only kind a source here is made of." }),
           singleCollection: z
-            .object({
+            .strictObject({
               connectionId: ConnectionIdSchema.optional().openapi({ description: "Alias of the source's `connectionId`." }),
               schema: z.string().max(255).optional(),
               collection: z.string().max(255).optional(),
@@ -58,8 +59,8 @@ const SourceStorageSchema = z
   .openapi("SourceStorage");
 
 export const SourceCreateSchema = z
-  .object({
-    name: nameString(255, { trim: true }),
+  .strictObject(withReadOnlyMembers(SourceSchema, {
+    name: nameString(255),
     description: textString(1024).nullable().optional(),
     connectionId: ConnectionIdSchema.nullable()
       .optional()
@@ -67,20 +68,21 @@ export const SourceCreateSchema = z
     features: z.array(FeatureSchema).max(32).default([]),
     enabled: z.boolean().default(true),
     fields: InlineFieldsSchema.optional().openapi({ default: [], description: "Native fields created with the source (at most 1000; NATIVE origin only)." }),
+    tags: ignoredMember("The reference product's SourceResource.tags (sent by its clients): sources here have no tags, so they are ignored."),
     storage: SourceStorageSchema.optional().openapi({
       description:
         "Alias: the reference product's shape. `storage.dataEntities[0].singleCollection.connectionId` stands for `connectionId` and " +
         "`storage.dataEntities[0].nativeFields` for `fields` (each may be given in both places only with the same value). Fields are not read " +
         "from the data store: send them, or describe the table first (POST /api/sources/data-entities/describe).",
     }),
-  })
+  }))
   .openapi("SourceCreate");
 
 export type SourceCreate = z.infer<typeof SourceCreateSchema>;
 
 export const SourcePatchSchema = z
-  .object({
-    name: nameString(255, { trim: true }).optional(),
+  .strictObject({
+    name: nameString(255).optional(),
     description: textString(1024).nullable().optional(),
     enabled: z.boolean().optional(),
   })
@@ -90,7 +92,7 @@ export const SourcePageSchema = pagedList(SourceSchema, "SourcePage");
 export const SourceListQuerySchema = PageQuerySchema;
 
 export const PermissionEntrySchema = z
-  .object({
+  .strictObject({
     principalType: z.enum(["USER", "GROUP"]),
     principalId: z.string().min(1).max(64),
     permission: z.enum(["READ", "WRITE"]),
@@ -98,7 +100,7 @@ export const PermissionEntrySchema = z
   .openapi("SourcePermissionEntry");
 
 export const PermissionListSchema = z
-  .object({
+  .strictObject({
     content: z
       .array(PermissionEntrySchema)
       .max(500)
@@ -114,12 +116,12 @@ export const PermissionListSchema = z
   .openapi("SourcePermissions");
 
 export const SourceSecuritySchema = z
-  .object({
-    fieldsSecurity: z.object({ enabled: z.boolean() }),
-    customMetricsSecurity: z.object({ enabled: z.boolean() }),
+  .strictObject({
+    fieldsSecurity: z.strictObject({ enabled: z.boolean() }),
+    customMetricsSecurity: z.strictObject({ enabled: z.boolean() }),
   })
   .openapi("SourceSecurity");
 
 export const SourceBriefListSchema = z
-  .object({ content: z.array(z.object({ id: z.string(), name: z.string() }).openapi("SourceBrief")) })
+  .strictObject({ content: z.array(z.strictObject({ id: z.string(), name: z.string() }).openapi("SourceBrief")) })
   .openapi("SourceBriefList");

@@ -43,10 +43,10 @@ const AccountIdsSchema = z
       "Omitted or null: every account.",
   });
 
-const ClientNameSchema = nameString(255, { trim: true }).openapi({ description: "Unique among clients (409 when taken)." });
+const ClientNameSchema = nameString(255).openapi({ description: "Unique among clients (409 when taken)." });
 
 export const TrustedAccessClientSchema = z
-  .object({
+  .strictObject({
     client_name: z.string(),
     access_token_validity_seconds: z.number().int(),
     client_id: z.string().openapi({ description: "Made by the service (a UUID): the username of the client's Basic credentials, and the `{id}` of its paths." }),
@@ -66,10 +66,10 @@ export const TrustedAccessClientSchema = z
   })
   .openapi("TrustedAccessClient");
 
-export const TrustedAccessClientListSchema = z.object({ content: z.array(TrustedAccessClientSchema) }).openapi("TrustedAccessClientList");
+export const TrustedAccessClientListSchema = z.strictObject({ content: z.array(TrustedAccessClientSchema) }).openapi("TrustedAccessClientList");
 
 export const TrustedAccessClientCreateSchema = z
-  .object({
+  .strictObject({
     client_name: ClientNameSchema,
     access_token_validity_seconds: ValiditySchema,
     client_secret_expires_at: ExpiresAtSchema.default(0),
@@ -79,7 +79,7 @@ export const TrustedAccessClientCreateSchema = z
   .openapi("TrustedAccessClientCreate");
 
 export const TrustedAccessClientUpdateSchema = z
-  .object({
+  .strictObject({
     client_name: ClientNameSchema.optional(),
     access_token_validity_seconds: ValiditySchema.optional().openapi({ description: "For tokens issued from now on; issued ones keep their expiry." }),
     client_secret_expires_at: ExpiresAtSchema.optional(),
@@ -90,7 +90,7 @@ export const TrustedAccessClientUpdateSchema = z
   .openapi("TrustedAccessClientUpdate");
 
 export const SecretRotationSchema = z
-  .object({
+  .strictObject({
     grace_period_seconds: z
       .number()
       .int()

@@ -9,14 +9,14 @@ import { UsernameSchema } from "../users/users.schemas";
 const AccountNameSchema = nameString(255).openapi({ description: "The account's NAME (not its id)." });
 
 const UserAttributeSchema = z
-  .object({
+  .strictObject({
     key: nameString(255),
     values: z.array(textString(1024)).max(1).openapi({ description: "At most one value, as in the reference product." }),
   })
   .openapi("UserAttribute");
 
 export const AccessTokenPushRequestSchema = z
-  .object({
+  .strictObject({
     username: UsernameSchema.openapi({ description: "Created in the account if no user has this name; updated if it is a user of the account." }),
     account: AccountNameSchema,
     fullname: nameString(255).optional().openapi({ description: "Replaces the user's full name; omitted: kept (none for a new user)." }),
@@ -46,14 +46,14 @@ export const AccessTokenPushRequestSchema = z
   .openapi("AccessTokenPushRequest");
 
 export const AccessTokenPullRequestSchema = z
-  .object({
+  .strictObject({
     username: UsernameSchema.openapi({ description: "An existing user (usernames are unique across accounts)." }),
     account: AccountNameSchema.optional().openapi({ description: "The user's account NAME; omitted: the user's own account." }),
   })
   .openapi("AccessTokenPullRequest");
 
 export const AccessTokenResponseSchema = z
-  .object({
+  .strictObject({
     access_token: z.string().openapi({ description: "Send it as `Authorization: Bearer <access_token>` (bearerAuth). 256 random bits, base64url; shown only here." }),
     expires_in: z.number().int().openapi({ description: "Its lifetime in seconds: the client's access_token_validity_seconds." }),
     token_type: z.literal("bearer"),

@@ -1,19 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import { PRIVILEGES } from "../../domain/privileges";
 import { auditMembers, PageQuerySchema, pagedList } from "../../lib/openapi";
+import { ignoredMember, withReadOnlyMembers } from "../../lib/closed-bodies";
 import { nameString } from "../../lib/text-schemas";
 
 export const PrivilegeSchema = z.enum(PRIVILEGES).openapi("Privilege");
 
 // A Basic username cannot contain ':' and control characters have no place in a name.
-export const UsernameSchema = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[^:\u0000-\u001F\u007F-\u009F]+$/, "Must not contain ':' or control characters");
+export const UsernameSchema = nameString(255).regex(/^[^:]*$/, "Must not contain ':'");
 
 export const UserSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     name: z.string(),
     fullName: z.string().nullable(),
@@ -39,17 +36,26 @@ const userWriteMembers = {
   }),
   groups: z.array(nameString(255)).max(100).default(["Users"]),
   roles: z.array(PrivilegeSchema).max(PRIVILEGES.length).default([]),
+  // Read-only members of the reference product's UserResource, which its clients send back with a user they read.
+  ...Object.fromEntries(
+    ["userId", "activeGroups", "activeRoles", "deletable", "availableAttributeKeys"].map((name) => [
+      name,
+      ignoredMember(`The reference product's read-only UserResource.${name}: ignored.`, { readOnly: true }),
+    ]),
+  ),
 };
 
 export const UserCreateSchema = z
-  .object({ ...userWriteMembers, password: z.string().min(8).max(256).openapi({ writeOnly: true }) })
+  .strictObject(withReadOnlyMembers(UserSchema, { ...userWriteMembers, password: z.string().min(8).max(256).openapi({ writeOnly: true }) }))
   .openapi("UserCreate");
 
 export const UserUpdateSchema = z
-  .object({
-    ...userWriteMembers,
-    password: z.string().min(8).max(256).optional().openapi({ writeOnly: true, description: "Omit to keep the current password." }),
-  })
+  .strictObject(
+    withReadOnlyMembers(UserSchema, {
+      ...userWriteMembers,
+      password: z.string().min(8).max(256).optional().openapi({ writeOnly: true, description: "Omit to keep the current password." }),
+    }),
+  )
   .openapi("UserUpdate");
 
 export const UserListQuerySchema = PageQuerySchema.extend({

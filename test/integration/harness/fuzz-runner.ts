@@ -132,6 +132,12 @@ export async function fuzzOperation(contract: Contract, op: Operation, cast: Fuz
           const where = record(plan, res.status);
           expect(res.status, `${where} must be refused (4xx)\n${res.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
           expect(res.status, where).toBeLessThan(500);
+          // An unknown member is a 400 that names it (in `problems`, or in an OAuth body's description).
+          for (const name of plan.namesProblems ?? []) {
+            expect(res.status, `${where}: an unknown member must be a 400\n${res.text.slice(0, 300)}`).toBe(400);
+            const named = Array.isArray(res.json?.problems) ? res.json.problems.some((p: { name: string }) => p.name === name) : res.text.includes(name);
+            expect(named, `${where}: the answer does not name ${name}\n${res.text.slice(0, 300)}`).toBe(true);
+          }
           // The caller is allowed: only broken credentials may be the reason for a 401 or a 403 FORBIDDEN.
           if (plan.category !== "authentication") {
             const forbidden = errorCodesOfAnswer(op, res.status, res.json).includes("FORBIDDEN");

@@ -71,6 +71,7 @@ const memberLabel = (at: Pointer) => `body${at.map((k) => (typeof k === "number"
 let addresses = 1;
 
 const NAME_MEMBER = /^(name|.*Name)$/;
+const UNKNOWN_MEMBER = "zzUnknownMember";
 const CONTROL_CHARACTERS = ["\u0000", "nul\u0000inside", "bell\u0007", "line\nbreak", "tab\there", "del\u007f", "c1\u0085"];
 const LONE_SURROGATES = ["\ud800", "a\udfffb", "\udc00\ud800"];
 
@@ -175,6 +176,13 @@ function bodyMutations(ctx: InvalidContext, base: (label: string, changes?: Part
 
   for (const notAnObject of [[], "a string", 42, null, true, [body]]) {
     if (refused(notAnObject)) plans.push(base(`body is ${JSON.stringify(notAnObject).slice(0, 30)}`, { body: { json: notAnObject } }));
+  }
+  // A member no schema of the operation knows, at the top level and in every object of the body
+  // that the document closes: a 400 naming it (`body.zzUnknownMember`, `body.account.zzUnknownMember`).
+  for (const at of [[], ...members(body).filter((m) => m.value !== null && typeof m.value === "object" && !Array.isArray(m.value)).map((m) => m.at)]) {
+    const unknown = withMember(body, [...at, UNKNOWN_MEMBER], "surprise");
+    const name = memberLabel([...at, UNKNOWN_MEMBER]);
+    if (refused(unknown)) plans.push(base(`unknown member ${name}`, { body: { json: unknown }, namesProblems: [name] }));
   }
   for (const member of members(body)) {
     const label = memberLabel(member.at);

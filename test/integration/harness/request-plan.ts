@@ -30,6 +30,8 @@ export interface RequestPlan {
   body?: BodyPlan;
   /** Who calls: credentials, or raw Authorization / address headers for the broken auth states. */
   as: Credentials;
+  /** For invalid requests that must be a 400 naming these members (unknown members): their names, as Problems name them. */
+  namesProblems?: string[];
 }
 
 export function bodyText(body: BodyPlan): string | Uint8Array {

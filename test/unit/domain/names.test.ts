@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { nameRefusal, nameSkeleton, namesLookAlike } from "../../../src/domain/names";
+import { isSupervisorName } from "../../../src/domain/usernames";
+
+describe("nameRefusal", () => {
+  it("accepts ordinary names in any script", () => {
+    for (const name of ["Analysts", "Sales EMEA", "Ventes été", "Продажи", "販売", "a"]) expect(nameRefusal(name)).toBeUndefined();
+  });
+
+  it("refuses leading and trailing whitespace of any kind", () => {
+    for (const name of [" Europe", "Europe ", "Europe\u00A0", "\u3000Europe", "Europe\u2003"]) expect(nameRefusal(name)).toMatch(/whitespace/);
+  });
+
+  it("refuses bidirectional controls", () => {
+    for (const c of ["\u202A", "\u202B", "\u202C", "\u202D", "\u202E", "\u2066", "\u2067", "\u2068", "\u2069", "\u200F"]) {
+      expect(nameRefusal(`abc${c}def`)).toMatch(/bidirectional/);
+    }
+  });
+
+  it("refuses zero-width characters", () => {
+    for (const c of ["\u200B", "\u200C", "\u200D", "\u2060", "\uFEFF"]) expect(nameRefusal(`super${c}visor`)).toMatch(/zero-width/);
+  });
+});
+
+describe("nameSkeleton (NFKC, invisible characters dropped, trimmed, case-folded, TS #39 skeleton)", () => {
+  it("gives look-alikes one skeleton", () => {
+    const spellings = ["supervisor", "Supervisor", "SUPERVISOR", "ＳＵＰＥＲＶＩＳＯＲ", "supervisor ", " supervisor", "supervisor\u00A0", "super\u200Bvisor", "\uFEFFsupervisor", "ѕupervisor", "supervіsor", "ѕuреrvіѕоr"];
+    for (const spelling of spellings) expect(nameSkeleton(spelling), JSON.stringify(spelling)).toBe(nameSkeleton("supervisor"));
+  });
+
+  it("keeps different names apart", () => {
+    for (const other of ["supervisors", "super visor", "supervisor2", "visor", "alice"]) expect(namesLookAlike(other, "supervisor"), other).toBe(false);
+  });
+
+  it("maps digits that imitate letters to them (confusables.txt)", () => {
+    expect(namesLookAlike("b0b", "bob")).toBe(true);
+  });
+});
+
+describe("isSupervisorName", () => {
+  it("matches the configured name by skeleton, and nothing when none is configured", () => {
+    expect(isSupervisorName("ѕupervisor", "supervisor")).toBe(true);
+    expect(isSupervisorName("root\u2060", "Root")).toBe(true);
+    expect(isSupervisorName("alice", "supervisor")).toBe(false);
+    expect(isSupervisorName("supervisor", undefined)).toBe(false);
+  });
+});
