@@ -9,7 +9,7 @@ import { inUse } from "../../db/source-items";
 import { GREGORIAN, listPeriods, periodsAt, type CalendarDefinition } from "../../domain/calendar";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { definitionColumns, definitionOf, periodQueryError, toCalendar, toPeriodsAt, type CalendarRow } from "./calendars.model";
 import type * as routes from "./calendars.routes";
@@ -92,7 +92,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     mapWriteError(err, body.name);
   }
   // Missed: with If-Match, another write came first; without it, only a concurrent delete can explain it.
-  if (!updated) throw c.req.header("If-Match") ? changedConcurrently() : notFound("Calendar");
+  if (!updated) throw ifMatchOf(c) ? changedConcurrently() : notFound("Calendar");
   c.header("ETag", etagOf(updated.revision));
   return c.json(toCalendar(updated), 200);
 };
@@ -121,7 +121,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
     if (isConstraintError(err, "FOREIGN KEY")) refuseInUse(await selectCalendarUsers(db, principal, calendarId).all());
     throw err;
   }
-  if (deleted.length === 0 && c.req.header("If-Match")) throw changedConcurrently();
+  if (deleted.length === 0 && ifMatchOf(c)) throw changedConcurrently();
   return c.body(null, 204);
 };
 

@@ -7,7 +7,7 @@ import { storageTypeOf, typeParametersOf } from "../../domain/connectors/built-i
 import type { TypeParameter } from "../../domain/connectors/connection-parameters";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { inUse } from "../connections/in-use";
@@ -108,7 +108,7 @@ async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, change
 }
 
 const missedWrite = (c: Context<AppEnv>) =>
-  c.req.header("If-Match")
+  ifMatchOf(c)
     ? new ApiError("PRECONDITION_FAILED", "The connection type was changed concurrently; reload it and retry")
     : notFound("Connection type");
 

@@ -8,7 +8,7 @@ import { rawMemberText } from "../../domain/raw-json";
 import type { Principal } from "../../domain/principal";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, ifMatchRevisions, keysetPage, locationOf, newRevision, revisionsNamedBy } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, ifMatchRevisions, keysetPage, locationOf, newRevision, revisionsNamedBy } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { ifNoneMatchTags } from "../../middleware/conditional-get";
 import { datasetResponse, notModified, toDatasetSummary } from "./json-datasets.response";
@@ -49,7 +49,7 @@ async function rethrowRefusal(c: Context<AppEnv>, err: unknown, accountId: strin
 
 /** A write found no dataset to apply to: 412 if it named a revision (If-Match), else 404 (another account's is missing too). */
 function missingOrChanged(c: Context<AppEnv>): ApiError {
-  return c.req.header("If-Match")
+  return ifMatchOf(c)
     ? new ApiError("PRECONDITION_FAILED", "If-Match names no current revision of this dataset (changed or deleted); reload it and retry")
     : notFound("JSON dataset");
 }

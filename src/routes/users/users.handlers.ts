@@ -8,12 +8,13 @@ import { isSupervisorName } from "../../domain/usernames";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { aliased } from "../../lib/aliases";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
 import type { UserWrite } from "./users.schemas";
-import type * as routes from "./users.routes";
+import * as routes from "./users.routes";
 
 /** Users with their group names and every privilege they hold through those groups, in one query. */
 const userColumns = {
@@ -219,3 +220,6 @@ function fullNameOf(body: UserWrite): string | null {
 function sortedGroups(rows: GroupRef[]): GroupRef[] {
   return [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
+
+/** JSON Merge Patch: the PUT applied to the user as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update, aliases: { fullname: "fullName" } }) as unknown as AppRouteHandler<typeof routes.patch>;
