@@ -1,5 +1,7 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, expectError, PASSWORD, unique, type TestUser } from "./helpers";
+import { connectionBody } from "./connection-helpers";
+import { as, call, createAccount, createGroup, createUser, expectError, PASSWORD, unique, type TestUser } from "./helpers";
 
 /** JSON Merge Patch (RFC 7396) on every resource with a full-replace PUT (src/lib/merge-patch-route.ts). */
 const MERGE_PATCH = { "Content-Type": "application/merge-patch+json" };
@@ -88,5 +90,69 @@ describe("PATCH /api/users/{id}", () => {
       else expectError(res, 409, "CONCURRENT_UPDATE");
     });
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+  });
+});
+
+describe("PATCH on the other resources with a full-replace PUT", () => {
+  it("groups: a description patch keeps the privileges; If-Match applies", async () => {
+    const group = await createGroup(account.id, unique("Analysts"), ["ROLE_CREATE_SOURCES"]);
+    const res = await call("PATCH", `/api/groups/${group.id}`, { body: { description: "analysts of the north" }, headers: MERGE_PATCH, as: as(admin) });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ name: group.name, description: "analysts of the north", privileges: ["ROLE_CREATE_SOURCES"] });
+    expectError(await call("PATCH", `/api/groups/${group.id}`, { body: { description: null }, headers: { "If-Match": '"stale"' }, as: as(admin) }), 412, "PRECONDITION_FAILED");
+  });
+
+  it("accounts: a patch keeps a secured attribute's stored value, and null restores a default", async () => {
+    const secret = "patch-secret-never-returned";
+    const created = await call("POST", "/api/accounts", { body: { name: unique("patched"), disabled: true, attributes: [{ key: "apiKey", value: secret, isSecured: true }] } });
+    expect(created.status).toBe(201);
+    const res = await call("PATCH", `/api/accounts/${created.json.id}`, { body: { senderDisplayName: "Patched Sender", disabled: null }, headers: MERGE_PATCH });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ name: created.json.name, senderDisplayName: "Patched Sender", disabled: false, attributes: [{ key: "apiKey", isSecured: true }] });
+    expect(res.text).not.toContain(secret);
+    const row = await env.DB.prepare("SELECT attributes FROM accounts WHERE id = ?").bind(created.json.id).first<{ attributes: string }>();
+    expect(JSON.parse(row!.attributes)).toEqual([{ key: "apiKey", value: secret, isSecured: true }]);
+  });
+
+  it("calendars: nested objects merge, and an invalid result is a 400 naming the member", async () => {
+    const created = await call("POST", "/api/calendars", {
+      as: as(admin),
+      body: {
+        type: "FISCAL_445",
+        name: unique("Fiscal"),
+        fiscal445: { yearEndWeekDay: "SATURDAY", yearEndsInLastWeek: false, yearEndIsoMonth: "JANUARY", quarterType: "QUARTER_454_WEEKS", leapWeekInMonth: 12 },
+      },
+    });
+    expect(created.status).toBe(201);
+    const res = await call("PATCH", `/api/calendars/${created.json.id}`, { body: { fiscal445: { leapWeekInMonth: 3 } }, headers: MERGE_PATCH, as: as(admin) });
+    expect(res.status).toBe(200);
+    expect(res.json.fiscal445).toEqual({ ...created.json.fiscal445, leapWeekInMonth: 3 });
+    const invalid = await call("PATCH", `/api/calendars/${created.json.id}`, { body: { fiscal445: { leapWeekInMonth: 13 } }, as: as(admin) });
+    expectError(invalid, 400, "VALIDATION_FAILED", ["body.fiscal445.leapWeekInMonth"]);
+  });
+
+  it("JSON datasets: data merges when named and is kept byte for byte when not", async () => {
+    const raw = '{"name":"' + unique("ds") + '","data":{"big":12345678901234567890,"price":1.0,"nested":{"a":1,"b":2}}}';
+    const created = await call("POST", "/api/json-datasets", { as: as(admin), rawBody: raw, headers: { "Content-Type": "application/json" } });
+    expect(created.status).toBe(201);
+    const id = created.json.id;
+    const renamed = await call("PATCH", `/api/json-datasets/${id}`, { body: { description: "described" }, headers: MERGE_PATCH, as: as(admin) });
+    expect(renamed.status).toBe(200);
+    expect(renamed.text).toContain('"data":{"big":12345678901234567890,"price":1.0,"nested":{"a":1,"b":2}}');
+    const merged = await call("PATCH", `/api/json-datasets/${id}`, { body: { data: { nested: { a: null, c: 3 } } }, headers: MERGE_PATCH, as: as(admin) });
+    expect(merged.status).toBe(200);
+    expect(merged.json.description).toBe("described");
+    expect(merged.json.data.nested).toEqual({ b: 2, c: 3 });
+  });
+
+  it("connections: a rename keeps the secret password (the connection still reaches its store)", async () => {
+    const created = await call("POST", "/api/connections", { as: as(admin), body: connectionBody(unique("Conn")) });
+    expect(created.status).toBe(201);
+    const id = created.json.id;
+    const res = await call("PATCH", `/api/connections/${id}`, { body: { name: unique("Renamed") }, headers: MERGE_PATCH, as: as(admin) });
+    expect(res.status).toBe(200);
+    expect(res.json.allParameters.find((p: { key: string }) => p.key === "password")).toEqual({ key: "password", systemAccess: false });
+    expect((await call("GET", `/api/connections/${id}/schema`, { as: as(admin) })).status).toBe(200);
+    expectError(await call("PATCH", `/api/connections/${unique("missing")}`, { body: { name: "x" }, as: as(admin) }), 404, "NOT_FOUND");
   });
 });

@@ -12,7 +12,8 @@ import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/err
 import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { definitionColumns, definitionOf, periodQueryError, toCalendar, toPeriodsAt, type CalendarRow } from "./calendars.model";
-import type * as routes from "./calendars.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./calendars.routes";
 
 /**
  * Every calendar route admits users of an account only (access `accountMember`, or a privilege the
@@ -144,3 +145,6 @@ export const periodsAtDate: AppRouteHandler<typeof routes.periodsAt> = async (c)
   if (!result.ok) throw periodQueryError(result.error);
   return c.json(toPeriodsAt(date, result.periods), 200);
 };
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update }) as unknown as AppRouteHandler<typeof routes.patch>;

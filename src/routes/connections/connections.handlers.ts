@@ -41,7 +41,8 @@ import type { ConnectionWrite } from "./connections.schemas";
 import { askStore, openStoredConnection } from "./data-store";
 import { inUse } from "./in-use";
 import { connectionSecrets } from "./secrets";
-import type * as routes from "./connections.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./connections.routes";
 
 // Every route that reads or writes connections admits users of an account only: accountMember, or
 // ROLE_MANAGE_CONNECTIONS, which the supervisor does not hold.
@@ -231,3 +232,6 @@ export const preview: AppRouteHandler<typeof routes.preview> = async (c) => {
   return c.json({ columns: result.columns.map(toColumn), rows: result.rows }, 200);
 };
 
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.upsert, write: upsert }) as unknown as AppRouteHandler<typeof routes.patch>;

@@ -8,7 +8,8 @@ import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../.
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
-import type * as routes from "./groups.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./groups.routes";
 
 type GroupRow = typeof groups.$inferSelect;
 
@@ -139,3 +140,6 @@ function samePrivileges(a: readonly string[], b: readonly string[]): boolean {
   const right = new Set(b);
   return left.size === right.size && [...left].every((p) => right.has(p));
 }
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update }) as unknown as AppRouteHandler<typeof routes.patch>;

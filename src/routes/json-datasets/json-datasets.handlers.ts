@@ -12,7 +12,8 @@ import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, ifMatchRevisio
 import type { AppEnv } from "../../lib/types";
 import { ifNoneMatchTags } from "../../middleware/conditional-get";
 import { datasetResponse, notModified, toDatasetSummary } from "./json-datasets.response";
-import type * as routes from "./json-datasets.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./json-datasets.routes";
 
 /** The caller's account. Every route here admits users of an account only (the supervisor belongs to none). */
 function accountOf(principal: Principal): string {
@@ -125,3 +126,6 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   if (!deleted) throw missingOrChanged(c);
   return c.body(null, 204);
 };
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update, keptWhenOmitted: ["data"] }) as unknown as AppRouteHandler<typeof routes.patch>;
