@@ -1,6 +1,6 @@
 import { mergePatchRouteOf } from "../../lib/merge-patch-route";
 import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent, routeDeclaration } from "../../lib/openapi";
-import { UserCreateSchema, UserListQuerySchema, UserPageSchema, UserSchema, UserUpdateSchema } from "./users.schemas";
+import { UserCreateSchema, UserDeleteQuerySchema, UserListQuerySchema, UserPageSchema, UserSchema, UserUpdateSchema } from "./users.schemas";
 
 const tags = ["Users"];
 const access = { kind: "privilege", privilege: "ROLE_ADMINISTER_USERS" } as const;
@@ -57,9 +57,9 @@ export const remove = defineRoute({
   method: "delete",
   path: "/{id}",
   tags,
-  summary: "Delete a user",
+  summary: "Delete a user; what it owns (sources, folders) goes to the user `transferTo` names, else 409 listing it",
   access,
-  errors: ["NOT_FOUND", "PRIVILEGE_ESCALATION", "CANNOT_DELETE_SELF", "PRECONDITION_FAILED"],
-  request: { params: IdParamSchema },
+  errors: ["NOT_FOUND", "PRIVILEGE_ESCALATION", "CANNOT_DELETE_SELF", "PRECONDITION_FAILED", "USER_OWNS_OBJECTS"],
+  request: { params: IdParamSchema, query: UserDeleteQuerySchema },
   responses: { 204: noContent },
 });
