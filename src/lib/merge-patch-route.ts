@@ -79,10 +79,9 @@ export function mergePatchHandler(options: MergePatchOptions) {
   const members = knownMembers(schema);
   return async (c: Context<AppEnv>) => {
     const patch = renameAliases((c.req.valid as (target: "json") => Record<string, unknown>)("json"), options.aliases ?? {});
-    const clientIfMatch = c.req.header("If-Match");
-    for (let attempt = 1; ; attempt++) {
-      c.set("impliedIfMatch", undefined);
+    return underReadRevision(c, async (guardWith) => {
       const { representation, etag } = await readCurrent(c, options.read);
+      const clientIfMatch = c.req.header("If-Match");
       if (clientIfMatch) checkTag(clientIfMatch, etag);
       const target: Record<string, unknown> = {};
       for (const [member, value] of Object.entries(representation)) {
@@ -96,16 +95,30 @@ export function mergePatchHandler(options: MergePatchOptions) {
       if (!parsed.success) throw validationError(parsed.error, "json");
       c.req.addValidatedData("json", parsed.data as object);
       c.set("rawJsonBody", JSON.stringify(merged));
-      c.set("impliedIfMatch", etag);
-      try {
-        return (await options.write(c, noNext)) as Response;
-      } catch (err) {
-        const lostRace = !clientIfMatch && err instanceof ApiError && err.errorCode === "PRECONDITION_FAILED";
-        if (!lostRace) throw err;
-        if (attempt >= MAX_ATTEMPTS) throw new ApiError("CONCURRENT_UPDATE", `The object kept changing while the patch was applied (${MAX_ATTEMPTS} attempts); retry`);
-      }
-    }
+      guardWith(etag);
+      return (await options.write(c, noNext)) as Response;
+    });
   };
+}
+
+/**
+ * Runs a read-then-write `attempt` whose write must not overwrite a change made since its read:
+ * `guardWith(etag)` makes the write obey that ETag as an If-Match (ifMatchOf). With the client's own
+ * If-Match, a lost race is the client's 412; without it, the attempt runs again from a fresh read,
+ * MAX_ATTEMPTS times in all, then 409 CONCURRENT_UPDATE.
+ */
+export async function underReadRevision(c: Context<AppEnv>, attempt: (guardWith: (etag: string) => void) => Promise<Response>): Promise<Response> {
+  const clientIfMatch = c.req.header("If-Match");
+  for (let round = 1; ; round++) {
+    c.set("impliedIfMatch", undefined);
+    try {
+      return await attempt((etag) => c.set("impliedIfMatch", etag));
+    } catch (err) {
+      const lostRace = !clientIfMatch && c.get("impliedIfMatch") !== undefined && err instanceof ApiError && err.errorCode === "PRECONDITION_FAILED";
+      if (!lostRace) throw err;
+      if (round >= MAX_ATTEMPTS) throw new ApiError("CONCURRENT_UPDATE", `The object kept changing while the change was applied (${MAX_ATTEMPTS} attempts); retry`);
+    }
+  }
 }
 
 async function readCurrent(c: Context<AppEnv>, read: Handler<AppEnv>) {

@@ -155,4 +155,16 @@ describe("PATCH on the other resources with a full-replace PUT", () => {
     expect((await call("GET", `/api/connections/${id}/schema`, { as: as(admin) })).status).toBe(200);
     expectError(await call("PATCH", `/api/connections/${unique("missing")}`, { body: { name: "x" }, as: as(admin) }), 404, "NOT_FOUND");
   });
+
+  it("connection types: concurrent patches of different members keep every change they answered 200 for", async () => {
+    const created = await call("POST", "/api/connection/types", { body: { connectorId: "postgresql", name: unique("PatchedType") } });
+    expect(created.status).toBe(201);
+    const patches = [{ description: "described concurrently" }, { disabledMessage: "retired concurrently" }, { onPremise: true }];
+    const results = await Promise.all(patches.map((body) => call("PATCH", `/api/connection/types/${created.json.id}`, { body, headers: MERGE_PATCH })));
+    const final = (await call("GET", `/api/connection/types/${created.json.id}`)).json;
+    results.forEach((res, i) => {
+      if (res.status === 200) expect(final).toMatchObject(patches[i]!);
+      else expectError(res, 409, "CONCURRENT_UPDATE");
+    });
+  });
 });
