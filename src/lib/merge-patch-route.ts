@@ -1,7 +1,7 @@
 import { z, type RouteConfig } from "@hono/zod-openapi";
 import type { Context, Handler } from "hono";
 import { applyMergePatch } from "../domain/merge-patch";
-import { ApiError, validationError } from "./errors";
+import { ApiError, invalid, validationError } from "./errors";
 import { VENDOR_JSON } from "./media-types";
 import { jsonBody, type RouteExtras } from "./openapi";
 import type { AppEnv } from "./types";
@@ -68,7 +68,10 @@ export interface MergePatchOptions {
   write: Handler<AppEnv>;
   /** The reference product's names accepted in the patch (alias → our member), as the PUT accepts them. */
   aliases?: Record<string, string>;
-  /** Members the PUT keeps when omitted and the representation carries whole (a dataset's data): merged only when the patch names them. */
+  /**
+   * Members the PUT keeps when omitted and that cannot be removed (a user's password, a dataset's
+   * data): merged only when the patch names them, and null for them is a 400, not a silent no-op.
+   */
   keptWhenOmitted?: string[];
 }
 
@@ -79,6 +82,9 @@ export function mergePatchHandler(options: MergePatchOptions) {
   const members = knownMembers(schema);
   return async (c: Context<AppEnv>) => {
     const patch = renameAliases((c.req.valid as (target: "json") => Record<string, unknown>)("json"), options.aliases ?? {});
+    for (const member of options.keptWhenOmitted ?? []) {
+      if (patch[member] === null) throw invalid(`body.${member}`, "Cannot be removed: omit it to keep the current value, or send a new one");
+    }
     return underReadRevision(c, async (guardWith) => {
       const { representation, etag } = await readCurrent(c, options.read);
       const clientIfMatch = c.req.header("If-Match");

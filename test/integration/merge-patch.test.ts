@@ -56,6 +56,8 @@ describe("PATCH /api/users/{id}", () => {
     const res = await call("PATCH", `/api/users/${user.id}`, { body: { email: "not an address", roles: ["ROLE_NOPE"] }, headers: MERGE_PATCH });
     expectError(res, 400, "VALIDATION_FAILED", ["body.email", "body.roles[0]"]);
     expect((await call("GET", `/api/users/${user.id}`)).json.email).toBe("frank@example.com");
+    // A password cannot be removed: null is refused, not ignored.
+    expectError(await call("PATCH", `/api/users/${user.id}`, { body: { password: null }, headers: MERGE_PATCH }), 400, "VALIDATION_FAILED", ["body.password"]);
   });
 
   it("If-Match works as on PUT: a stale ETag is 412, the current one applies", async () => {
@@ -143,6 +145,7 @@ describe("PATCH on the other resources with a full-replace PUT", () => {
     expect(merged.status).toBe(200);
     expect(merged.json.description).toBe("described");
     expect(merged.json.data.nested).toEqual({ b: 2, c: 3 });
+    expectError(await call("PATCH", `/api/json-datasets/${id}`, { body: { data: null }, as: as(admin) }), 400, "VALIDATION_FAILED", ["body.data"]);
   });
 
   it("connections: a rename keeps the secret password (the connection still reaches its store)", async () => {

@@ -22,7 +22,7 @@ export const mediaType: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.header("Vary", "Accept, Content-Type", { append: true });
   if (!answer) throw new ApiError("NOT_ACCEPTABLE", `Accept must allow one of ${SPOKEN}`);
   const mergePatch = c.req.method === "PATCH" && essenceOf(c.req.header("Content-Type")) === MERGE_PATCH_JSON;
-  if (takesBody(c.req.method) && hasBody(c.req.raw) && !requestType && !mergePatch) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be one of ${SPOKEN}`);
+  if (takesBody(c.req.method) && hasBody(c.req.raw) && !requestType && !mergePatch) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be one of ${SPOKEN}${c.req.method === "PATCH" ? `, ${MERGE_PATCH_JSON}` : ""}`);
   await next();
   // Only what c.json() sets by default: a handler that chose its own type (the OpenAPI document) keeps it.
   if (c.res.headers.get("Content-Type") === "application/json") c.res.headers.set("Content-Type", answer);

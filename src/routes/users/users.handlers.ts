@@ -293,4 +293,4 @@ function sortedGroups(rows: GroupRef[]): GroupRef[] {
 }
 
 /** JSON Merge Patch: the PUT applied to the user as read with the patch merged in (src/lib/merge-patch-route.ts). */
-export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update, aliases: { fullname: "fullName" } }) as unknown as AppRouteHandler<typeof routes.patch>;
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update, aliases: { fullname: "fullName" }, keptWhenOmitted: ["password"] }) as unknown as AppRouteHandler<typeof routes.patch>;
