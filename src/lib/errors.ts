@@ -31,8 +31,10 @@ export const ERROR_CODES = {
   BUILT_IN_GROUP: { status: 409, description: "The built-in groups cannot be deleted or renamed." },
   CANNOT_DELETE_SELF: { status: 409, description: "A user cannot delete itself." },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
+  CONCURRENT_UPDATE: { status: 409, description: "A PATCH without If-Match found the object changed between its read and its write on every attempt, or a user the write names (as owner or grantee) was deleted meanwhile; send it again." },
+  USER_OWNS_OBJECTS: { status: 409, description: "The user still owns sources or folders: delete it with `transferTo` naming the user who takes them over; `problems[0].dependencies` lists them." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is larger than the configured limit." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is in none of the JSON media types the service speaks (application/vnd.service.v3+json, application/json, application/vnd.composer.v3+json, application/vnd.zoomdata+json)." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is in none of the JSON media types the service speaks (application/vnd.service.v3+json, application/json, application/vnd.composer.v3+json, application/vnd.zoomdata+json; a PATCH body also application/merge-patch+json)." },
   TOO_MANY_LOGIN_ATTEMPTS: { status: 429, description: "Too many failed logins from this address (for this username, or across usernames); retry after `Retry-After` seconds." },
   INTERNAL_ERROR: { status: 500, description: "An unexpected error; quote the request id when reporting it." },
   TOO_MANY_PERIODS: { status: 400, description: "The calendar periods asked for are more than one answer may list (10,000); the message gives their count." },
@@ -246,6 +248,8 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
   const underlying = apiErrorCause(err);
   if (underlying) return errorResponse(c, underlying);
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
+  // The triggers of migration 0010: a write naming, as owner or grantee, a user deleted since it was checked.
+  if (raisedBy(err, USER_MISSING)) return errorResponse(c, new ApiError("CONCURRENT_UPDATE", "A user this write names was deleted meanwhile"));
   log(c, "error", "unhandled error", { errorName: err?.name, errorMessage: String(err?.message ?? err).slice(0, 500) });
   return errorResponse(
     c,
@@ -297,6 +301,14 @@ export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", messag
 export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FOREIGN KEY" | "PRIMARY KEY", name?: string): boolean {
   const text = collectMessages(err);
   return text.includes(`${kind} constraint failed`) && (name === undefined || text.includes(name));
+}
+
+/** The reason the database triggers give when a row would name a user that does not exist in its account. */
+export const USER_MISSING = "owner_user_missing";
+
+/** True for a write refused by a trigger's RAISE(ABORT, reason). */
+export function raisedBy(err: unknown, reason: string): boolean {
+  return collectMessages(err).includes(reason);
 }
 
 function apiErrorCause(err: unknown): ApiError | undefined {

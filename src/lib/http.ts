@@ -11,9 +11,18 @@ export const etagOf = (revision: string) => `"${revision}"`;
 
 export const newRevision = () => crypto.randomUUID().replace(/-/g, "").slice(0, 16);
 
+/**
+ * The If-Match a write obeys: the request's header, or the one a PATCH (src/lib/merge-patch-route.ts)
+ * implies when it hands the merged representation to the PUT's write: the revision it read, so that
+ * a change made between its read and its write is never silently overwritten.
+ */
+export function ifMatchOf(c: Context<AppEnv>): string | undefined {
+  return c.get("impliedIfMatch") ?? c.req.header("If-Match");
+}
+
 /** 412 when the request's If-Match names none of the object's current ETag (strong comparison: a W/ tag never matches). */
 export function checkIfMatch(c: Context<AppEnv>, revision: string): void {
-  const header = c.req.header("If-Match");
+  const header = ifMatchOf(c);
   if (!header || header.trim() === "*") return;
   const current = etagOf(revision);
   const tags = header.split(",").map((t) => t.trim());
@@ -28,7 +37,7 @@ export function checkIfMatch(c: Context<AppEnv>, revision: string): void {
  * none, and the last writer wins.
  */
 export function ifMatchGuard(c: Context<AppEnv>, revisionColumn: SQLiteColumn, checkedRevision: string): SQL | undefined {
-  return c.req.header("If-Match") ? eq(revisionColumn, checkedRevision) : undefined;
+  return ifMatchOf(c) ? eq(revisionColumn, checkedRevision) : undefined;
 }
 
 /** The revisions whose ETags are among `tags` (entity tags as sent, quotes included, `W/` removed if weak comparison applies). */
@@ -43,7 +52,7 @@ export function revisionsNamedBy(tags: readonly string[]): string[] {
  * object with one of them, the object missing included.
  */
 export function ifMatchRevisions(c: Context<AppEnv>): string[] | "*" | undefined {
-  const header = c.req.header("If-Match");
+  const header = ifMatchOf(c);
   if (!header) return undefined;
   if (header.trim() === "*") return "*";
   return revisionsNamedBy(header.split(",").map((tag) => tag.trim()));

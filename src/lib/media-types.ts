@@ -17,6 +17,12 @@ export const ZOOMDATA_JSON = "application/vnd.zoomdata+json";
 export const JSON_MEDIA_TYPES = [VENDOR_JSON, "application/json", COMPOSER_JSON, ZOOMDATA_JSON] as const;
 export type JsonMediaType = (typeof JSON_MEDIA_TYPES)[number];
 
+/**
+ * JSON Merge Patch (RFC 7396): accepted as the body of a PATCH, besides the JSON types; never an
+ * answer's type (the answer is the object, negotiated as for any request).
+ */
+export const MERGE_PATCH_JSON = "application/merge-patch+json";
+
 /** `Application/JSON; charset=utf-8` → `application/json`: the type without parameters, lower case. */
 export function essenceOf(contentType: string | null | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();

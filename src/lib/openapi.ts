@@ -6,7 +6,7 @@ import { defaultBodyCap, readJsonBody, type BodyCap } from "../middleware/reques
 import { stability, SUNSET, type Stability } from "../middleware/stability";
 import { openObjectsOf } from "./closed-bodies";
 import { ERROR_CODES, OAUTH_ERRORS, oauthErrorOf, type ErrorCode } from "./errors";
-import { JSON_MEDIA_TYPES, VENDOR_JSON, type JsonMediaType } from "./media-types";
+import { JSON_MEDIA_TYPES, MERGE_PATCH_JSON, VENDOR_JSON, type JsonMediaType } from "./media-types";
 
 /**
  * Route declarations. `defineRoute` is the only way routes are made: it attaches the route's
@@ -184,6 +184,11 @@ function problemLevelsNote(levels: readonly ("ERROR" | "WARNING")[]): string {
   return ` Its problems carry the level${levels.length > 1 ? "s" : ""} ${levels.join(" or ")}.${warnings}`;
 }
 
+/** A route's declaration kept as written, for declarations made from it (the PATCH beside a PUT: src/lib/merge-patch-route.ts). */
+export function routeDeclaration<const R extends RouteConfig>(config: R & RouteExtras): R & RouteExtras {
+  return config;
+}
+
 export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras): R {
   const { access, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
   const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
@@ -239,8 +244,14 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
     };
   }
 
+  // Every PATCH body may also come as a JSON Merge Patch (src/middleware/media-type).
+  const body = request?.body as { content: Record<string, { schema: unknown }> } | undefined;
+  const patchRequest =
+    route.method === "patch" && body ? { ...request, body: { ...body, content: { ...body.content, [MERGE_PATCH_JSON]: body.content[VENDOR_JSON] } } } : request;
+
   return createRoute({
     ...route,
+    request: patchRequest,
     responses,
     security: access.kind === "public" ? [] : access.kind === "trustedClient" ? [{ trustedAccessAuth: [] }] : undefined,
     deprecated: mark === "deprecated" ? true : route.deprecated,

@@ -26,6 +26,8 @@ export interface Variables {
   rawJsonBody?: string;
   /** The JSON media type negotiated for the answer (src/middleware/media-type); unset outside /api. */
   mediaType?: JsonMediaType;
+  /** The If-Match a PATCH implies for the PUT write it runs (src/lib/merge-patch-route.ts); read through ifMatchOf. */
+  impliedIfMatch?: string;
 }
 
 export interface AppEnv {

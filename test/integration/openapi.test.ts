@@ -2,7 +2,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { PRIVILEGES } from "../../src/domain/privileges";
 import { ERROR_CODES } from "../../src/lib/errors";
-import { JSON_MEDIA_TYPES } from "../../src/lib/media-types";
+import { JSON_MEDIA_TYPES, MERGE_PATCH_JSON } from "../../src/lib/media-types";
+
+/** The media types a request body is documented in: the JSON types, and for a PATCH also JSON Merge Patch. */
+const bodyTypesOf = (method: string) => [...JSON_MEDIA_TYPES, ...(method.toLowerCase() === "patch" ? [MERGE_PATCH_JSON] : [])].sort();
 import { call, VENDOR_JSON } from "./helpers";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
@@ -167,7 +170,7 @@ describe("the OpenAPI document", () => {
       // A redirect (GET / to the reference page) is its operation's success.
       expect(Object.keys(op.responses).some((s) => /^2\d\d$/.test(s) || s === "302"), where).toBe(true);
       if (!op.requestBody) continue;
-      expect(Object.keys(op.requestBody.content).sort(), where).toEqual([...JSON_MEDIA_TYPES].sort());
+      expect(Object.keys(op.requestBody.content).sort(), where).toEqual(bodyTypesOf(method));
       expect(op.responses["400"]["x-error-codes"], where).toEqual(expect.arrayContaining(["VALIDATION_FAILED", "MALFORMED_JSON"]));
       expect(op.responses["413"]["x-error-codes"], where).toContain("PAYLOAD_TOO_LARGE");
       expect(op.responses["415"]["x-error-codes"], where).toContain("UNSUPPORTED_MEDIA_TYPE");
@@ -181,7 +184,7 @@ describe("the OpenAPI document", () => {
       for (const [where, content] of contents as [string, Record<string, { schema: unknown }> | undefined][]) {
         if (!content || path === "/docs") continue;
         bodies++;
-        expect(Object.keys(content).sort(), `${method} ${path} ${where}`).toEqual([...JSON_MEDIA_TYPES].sort());
+        expect(Object.keys(content).sort(), `${method} ${path} ${where}`).toEqual(where === "request" ? bodyTypesOf(method) : [...JSON_MEDIA_TYPES].sort());
         const schemas = new Set(Object.values(content).map((c) => JSON.stringify(c.schema)));
         expect(schemas.size, `${method} ${path} ${where}`).toBe(1);
       }

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../lib/errors";
-import { JSON_MEDIA_TYPES, jsonMediaTypeOf, negotiate, VENDOR_JSON } from "../../lib/media-types";
+import { essenceOf, JSON_MEDIA_TYPES, jsonMediaTypeOf, MERGE_PATCH_JSON, negotiate, VENDOR_JSON } from "../../lib/media-types";
 import type { AppEnv } from "../../lib/types";
 
 const SPOKEN = JSON_MEDIA_TYPES.join(", ");
@@ -11,7 +11,7 @@ const SPOKEN = JSON_MEDIA_TYPES.join(", ");
  *    kept as `mediaType` for the error bodies; JSON answers are sent in it;
  *  - a request WITH a body must send it in a spoken type (415 otherwise); a request without a
  *    body is never refused for its Content-Type (clients send theirs on every GET and DELETE),
- *    nor is a GET, whose body nothing reads.
+ *    nor is a GET, whose body nothing reads. A PATCH body may also come as a JSON Merge Patch.
  */
 export const mediaType: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestType = jsonMediaTypeOf(c.req.header("Content-Type"));
@@ -21,7 +21,8 @@ export const mediaType: MiddlewareHandler<AppEnv> = async (c, next) => {
   // The answer's type depends on these two request headers: caches must key on them.
   c.header("Vary", "Accept, Content-Type", { append: true });
   if (!answer) throw new ApiError("NOT_ACCEPTABLE", `Accept must allow one of ${SPOKEN}`);
-  if (takesBody(c.req.method) && hasBody(c.req.raw) && !requestType) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be one of ${SPOKEN}`);
+  const mergePatch = c.req.method === "PATCH" && essenceOf(c.req.header("Content-Type")) === MERGE_PATCH_JSON;
+  if (takesBody(c.req.method) && hasBody(c.req.raw) && !requestType && !mergePatch) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be one of ${SPOKEN}${c.req.method === "PATCH" ? `, ${MERGE_PATCH_JSON}` : ""}`);
   await next();
   // Only what c.json() sets by default: a handler that chose its own type (the OpenAPI document) keeps it.
   if (c.res.headers.get("Content-Type") === "application/json") c.res.headers.set("Content-Type", answer);

@@ -12,7 +12,8 @@ import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, e
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import type { AccountCreate, AccountWrite } from "./accounts.schemas";
-import type * as routes from "./accounts.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./accounts.routes";
 
 type AccountRow = typeof accounts.$inferSelect & { numberOfUsers: number };
 
@@ -182,3 +183,6 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   invalidateAccount(id);
   return c.body(null, 204);
 };
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update }) as unknown as AppRouteHandler<typeof routes.patch>;

@@ -9,4 +9,5 @@ export const accountsRouter = createRouter()
   .openapi(routes.getByName, handlers.getByName)
   .openapi(routes.getOne, handlers.getOne)
   .openapi(routes.update, handlers.update)
+  .openapi(routes.patch, handlers.patch)
   .openapi(routes.remove, handlers.remove);

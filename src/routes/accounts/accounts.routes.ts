@@ -1,4 +1,5 @@
-import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { mergePatchRouteOf } from "../../lib/merge-patch-route";
+import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent , routeDeclaration } from "../../lib/openapi";
 import { AccountCreateSchema, AccountListSchema, AccountNameParamSchema, AccountSchema, AccountWriteSchema } from "./accounts.schemas";
 
 const tags = ["Accounts"];
@@ -46,7 +47,7 @@ export const getOne = defineRoute({
   responses: { 200: jsonContent(AccountSchema, "The account") },
 });
 
-export const update = defineRoute({
+const replace = routeDeclaration({
   method: "put",
   path: "/{id}",
   tags,
@@ -56,6 +57,10 @@ export const update = defineRoute({
   request: { params: IdParamSchema, body: jsonBody(AccountWriteSchema) },
   responses: { 200: jsonContent(AccountSchema, "The account was updated") },
 });
+
+export const update = defineRoute(replace);
+
+export const patch = defineRoute(mergePatchRouteOf(replace, "Change some members of an account (secured attribute values kept when omitted)", "AccountMergePatch"));
 
 export const remove = defineRoute({
   method: "delete",

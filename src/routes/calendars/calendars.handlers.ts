@@ -9,10 +9,11 @@ import { inUse } from "../../db/source-items";
 import { GREGORIAN, listPeriods, periodsAt, type CalendarDefinition } from "../../domain/calendar";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { definitionColumns, definitionOf, periodQueryError, toCalendar, toPeriodsAt, type CalendarRow } from "./calendars.model";
-import type * as routes from "./calendars.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./calendars.routes";
 
 /**
  * Every calendar route admits users of an account only (access `accountMember`, or a privilege the
@@ -92,7 +93,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     mapWriteError(err, body.name);
   }
   // Missed: with If-Match, another write came first; without it, only a concurrent delete can explain it.
-  if (!updated) throw c.req.header("If-Match") ? changedConcurrently() : notFound("Calendar");
+  if (!updated) throw ifMatchOf(c) ? changedConcurrently() : notFound("Calendar");
   c.header("ETag", etagOf(updated.revision));
   return c.json(toCalendar(updated), 200);
 };
@@ -121,7 +122,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
     if (isConstraintError(err, "FOREIGN KEY")) refuseInUse(await selectCalendarUsers(db, principal, calendarId).all());
     throw err;
   }
-  if (deleted.length === 0 && c.req.header("If-Match")) throw changedConcurrently();
+  if (deleted.length === 0 && ifMatchOf(c)) throw changedConcurrently();
   return c.body(null, 204);
 };
 
@@ -144,3 +145,6 @@ export const periodsAtDate: AppRouteHandler<typeof routes.periodsAt> = async (c)
   if (!result.ok) throw periodQueryError(result.error);
   return c.json(toPeriodsAt(date, result.periods), 200);
 };
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update }) as unknown as AppRouteHandler<typeof routes.patch>;

@@ -8,6 +8,7 @@ export const calendarsRouter = createRouter()
   .openapi(routes.create, handlers.create)
   .openapi(routes.getOne, handlers.getOne)
   .openapi(routes.update, handlers.update)
+  .openapi(routes.patch, handlers.patch)
   .openapi(routes.remove, handlers.remove)
   .openapi(routes.periods, handlers.periods)
   .openapi(routes.periodsAt, handlers.periodsAtDate);

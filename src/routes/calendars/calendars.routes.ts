@@ -1,4 +1,5 @@
-import { defineRoute, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { mergePatchRouteOf } from "../../lib/merge-patch-route";
+import { defineRoute, jsonBody, jsonContent, noContent , routeDeclaration } from "../../lib/openapi";
 import {
   CalendarIdParamSchema,
   CalendarListSchema,
@@ -51,7 +52,7 @@ export const getOne = defineRoute({
   responses: { 200: jsonContent(CalendarSchema, "The calendar was retrieved") },
 });
 
-export const update = defineRoute({
+const replace = routeDeclaration({
   method: "put",
   path: "/{calendarId}",
   tags,
@@ -62,6 +63,10 @@ export const update = defineRoute({
   request: { params: CalendarIdParamSchema, body: jsonBody(CalendarWriteSchema) },
   responses: { 200: jsonContent(CalendarSchema, "The calendar was updated") },
 });
+
+export const update = defineRoute(replace);
+
+export const patch = defineRoute(mergePatchRouteOf(replace, "Change some members of a calendar (ROLE_ADMINISTER_CALENDARS)", "CalendarMergePatch"));
 
 export const remove = defineRoute({
   method: "delete",

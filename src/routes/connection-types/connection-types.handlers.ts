@@ -7,7 +7,8 @@ import { storageTypeOf, typeParametersOf } from "../../domain/connectors/built-i
 import type { TypeParameter } from "../../domain/connectors/connection-parameters";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { underReadRevision } from "../../lib/merge-patch-route";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { inUse } from "../connections/in-use";
@@ -108,7 +109,7 @@ async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, change
 }
 
 const missedWrite = (c: Context<AppEnv>) =>
-  c.req.header("If-Match")
+  ifMatchOf(c)
     ? new ApiError("PRECONDITION_FAILED", "The connection type was changed concurrently; reload it and retry")
     : notFound("Connection type");
 
@@ -151,15 +152,18 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   return updateType(c, current, typeColumns(body));
 };
 
-export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
-  const current = await findType(c, c.req.valid("param").id);
-  checkIfMatch(c, current.revision);
-  const body: ConnectionTypePatch = c.req.valid("json");
-  const changed = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
-  // A type that changes its connector takes that connector's parameters unless it declares its own.
-  const parameters = body.connectorId !== undefined && body.connectorId !== current.connectorId ? undefined : current.parameters;
-  return updateType(c, current, typeColumns({ ...current, parameters, ...changed } as TypeMembers));
-};
+// The whole row is written from the one read: under that read's revision, so a concurrent change is never lost.
+export const patch: AppRouteHandler<typeof routes.patch> = (c) =>
+  underReadRevision(c, async (guardWith) => {
+    const current = await findType(c, c.req.valid("param").id);
+    checkIfMatch(c, current.revision);
+    const body: ConnectionTypePatch = c.req.valid("json");
+    const changed = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+    // A type that changes its connector takes that connector's parameters unless it declares its own.
+    const parameters = body.connectorId !== undefined && body.connectorId !== current.connectorId ? undefined : current.parameters;
+    guardWith(etagOf(current.revision));
+    return updateType(c, current, typeColumns({ ...current, parameters, ...changed } as TypeMembers));
+  }) as never;
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const db = c.get("db");

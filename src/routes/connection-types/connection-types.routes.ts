@@ -62,7 +62,7 @@ export const patch = defineRoute({
   tags,
   summary: "Change some members of a connection type, e.g. enabled and disabledMessage (supervisor)",
   access: supervisor,
-  errors: ["NOT_FOUND", "DUPLICATED", "PRECONDITION_FAILED"],
+  errors: ["NOT_FOUND", "DUPLICATED", "PRECONDITION_FAILED", "CONCURRENT_UPDATE"],
   request: { params: IdParamSchema, body: jsonBody(ConnectionTypePatchSchema) },
   responses: { 200: jsonContent(ConnectionTypeSchema, "The connection type was changed") },
 });

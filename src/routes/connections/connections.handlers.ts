@@ -21,7 +21,7 @@ import { connections, connectionTypes } from "../../db/schema";
 import { accountForWrite } from "../../db/scope";
 import type { UserPrincipal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { assertSameId, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ownLocation } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ownLocation } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import {
@@ -41,7 +41,8 @@ import type { ConnectionWrite } from "./connections.schemas";
 import { askStore, openStoredConnection } from "./data-store";
 import { inUse } from "./in-use";
 import { connectionSecrets } from "./secrets";
-import type * as routes from "./connections.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./connections.routes";
 
 // Every route that reads or writes connections admits users of an account only: accountMember, or
 // ROLE_MANAGE_CONNECTIONS, which the supervisor does not hold.
@@ -100,7 +101,7 @@ async function writeConnection(c: Context<AppEnv>, id: string, body: ConnectionW
   const checked = await checkedConnection(c, body, query, id);
   const { accountId, existing, type } = checked;
   if (existing) checkIfMatch(c, existing.revision);
-  else if (isPut && c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "If-Match names a connection that does not exist; a PUT with If-Match never creates");
+  else if (isPut && ifMatchOf(c)) throw new ApiError("PRECONDITION_FAILED", "If-Match names a connection that does not exist; a PUT with If-Match never creates");
   const parameters = await parametersToStore(checked.given, checked.values, existing?.parameters ?? [], secretKeysTest(type), checked.place, checked.secrets);
   const audit = auditForUpdate(principal);
   const changes = { name: body.name, connectionTypeId: type.id, parameters, disabled: body.disabled, folderId: checked.folderId, revision: newRevision(), ...audit };
@@ -137,7 +138,7 @@ async function writeConnection(c: Context<AppEnv>, id: string, body: ConnectionW
   }
   if (!written) {
     // The update missed: a concurrent write beat If-Match, or a delete came first (then a PUT creates).
-    if (c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "The connection was changed concurrently; reload it and retry");
+    if (ifMatchOf(c)) throw new ApiError("PRECONDITION_FAILED", "The connection was changed concurrently; reload it and retry");
     if (!retried) return writeConnection(c, id, body, query, isPut, true);
     throw notFound("Connection");
   }
@@ -197,7 +198,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
         db.delete(connections).where(and(inAccount, ifMatchGuard(c, connections.revision, current.revision))).returning({ id: connections.id }),
       ]);
       if (deleted.length > 0) return c.body(null, 204);
-      if (c.req.header("If-Match")) throw new ApiError("PRECONDITION_FAILED", "The connection was changed concurrently; reload it and retry");
+      if (ifMatchOf(c)) throw new ApiError("PRECONDITION_FAILED", "The connection was changed concurrently; reload it and retry");
       throw notFound("Connection");
     } catch (err) {
       if (!refusedFor(err, "connection_in_use")) throw err;
@@ -231,3 +232,6 @@ export const preview: AppRouteHandler<typeof routes.preview> = async (c) => {
   return c.json({ columns: result.columns.map(toColumn), rows: result.rows }, 200);
 };
 
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.upsert, write: upsert }) as unknown as AppRouteHandler<typeof routes.patch>;

@@ -1,4 +1,5 @@
-import { defineRoute, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { mergePatchRouteOf } from "../../lib/merge-patch-route";
+import { defineRoute, jsonBody, jsonContent, noContent , routeDeclaration } from "../../lib/openapi";
 import {
   ConnectionIdParamSchema,
   ConnectionListQuerySchema,
@@ -73,7 +74,7 @@ export const getOne = defineRoute({
   responses: { 200: jsonContent(ConnectionSchema, "The connection") },
 });
 
-export const upsert = defineRoute({
+const replace = routeDeclaration({
   method: "put",
   path: "/{connectionId}",
   tags,
@@ -87,6 +88,10 @@ export const upsert = defineRoute({
     201: jsonContent(ConnectionSchema, "The connection was created"),
   },
 });
+
+export const upsert = defineRoute(replace);
+
+export const patch = defineRoute(mergePatchRouteOf(replace, "Change some members of a connection (ROLE_MANAGE_CONNECTIONS); secret parameter values kept when omitted", "ConnectionMergePatch"));
 
 export const remove = defineRoute({
   method: "delete",

@@ -9,7 +9,8 @@ import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { aliased } from "../../lib/aliases";
-import type * as routes from "./groups.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./groups.routes";
 import type { GroupWriteSchema } from "./groups.schemas";
 import type { z } from "@hono/zod-openapi";
 
@@ -150,3 +151,6 @@ function samePrivileges(a: readonly string[], b: readonly string[]): boolean {
   const right = new Set(b);
   return left.size === right.size && [...left].every((p) => right.has(p));
 }
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update }) as unknown as AppRouteHandler<typeof routes.patch>;

@@ -1,4 +1,5 @@
-import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { mergePatchRouteOf } from "../../lib/merge-patch-route";
+import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent , routeDeclaration } from "../../lib/openapi";
 import { GroupListQuerySchema, GroupPageSchema, GroupSchema, GroupWriteSchema } from "./groups.schemas";
 
 const tags = ["Groups"];
@@ -37,7 +38,7 @@ export const getOne = defineRoute({
   responses: { 200: jsonContent(GroupSchema, "The group") },
 });
 
-export const update = defineRoute({
+const replace = routeDeclaration({
   method: "put",
   path: "/{id}",
   tags,
@@ -47,6 +48,10 @@ export const update = defineRoute({
   request: { params: IdParamSchema, body: jsonBody(GroupWriteSchema) },
   responses: { 200: jsonContent(GroupSchema, "The group was updated") },
 });
+
+export const update = defineRoute(replace);
+
+export const patch = defineRoute(mergePatchRouteOf(replace, "Change some members of a group", "GroupMergePatch"));
 
 export const remove = defineRoute({
   method: "delete",

@@ -8,11 +8,12 @@ import { rawMemberText } from "../../domain/raw-json";
 import type { Principal } from "../../domain/principal";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, ifMatchRevisions, keysetPage, locationOf, newRevision, revisionsNamedBy } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, ifMatchRevisions, keysetPage, locationOf, newRevision, revisionsNamedBy } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { ifNoneMatchTags } from "../../middleware/conditional-get";
 import { datasetResponse, notModified, toDatasetSummary } from "./json-datasets.response";
-import type * as routes from "./json-datasets.routes";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
+import * as routes from "./json-datasets.routes";
 
 /** The caller's account. Every route here admits users of an account only (the supervisor belongs to none). */
 function accountOf(principal: Principal): string {
@@ -49,7 +50,7 @@ async function rethrowRefusal(c: Context<AppEnv>, err: unknown, accountId: strin
 
 /** A write found no dataset to apply to: 412 if it named a revision (If-Match), else 404 (another account's is missing too). */
 function missingOrChanged(c: Context<AppEnv>): ApiError {
-  return c.req.header("If-Match")
+  return ifMatchOf(c)
     ? new ApiError("PRECONDITION_FAILED", "If-Match names no current revision of this dataset (changed or deleted); reload it and retry")
     : notFound("JSON dataset");
 }
@@ -125,3 +126,6 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   if (!deleted) throw missingOrChanged(c);
   return c.body(null, 204);
 };
+
+/** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update, keptWhenOmitted: ["data"] }) as unknown as AppRouteHandler<typeof routes.patch>;

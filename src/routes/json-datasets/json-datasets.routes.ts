@@ -1,4 +1,5 @@
-import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { mergePatchRouteOf } from "../../lib/merge-patch-route";
+import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent , routeDeclaration } from "../../lib/openapi";
 import type { BodyCap } from "../../middleware/request-body";
 import {
   JsonDatasetCreateSchema,
@@ -53,7 +54,7 @@ export const getOne = defineRoute({
   responses: { 200: jsonContent(JsonDatasetSchema, "The dataset") },
 });
 
-export const update = defineRoute({
+const replace = routeDeclaration({
   method: "put",
   path: "/{id}",
   tags,
@@ -65,6 +66,10 @@ export const update = defineRoute({
   request: { params: IdParamSchema, body: jsonBody(JsonDatasetUpdateSchema) },
   responses: { 200: jsonContent(JsonDatasetSchema, "The dataset was updated") },
 });
+
+export const update = defineRoute(replace);
+
+export const patch = defineRoute(mergePatchRouteOf(replace, "Change some members of a JSON dataset; data merges into the stored data (kept when omitted)", "JsonDatasetMergePatch"));
 
 export const remove = defineRoute({
   method: "delete",

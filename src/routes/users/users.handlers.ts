@@ -1,19 +1,22 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
-import { accessTokens, userAttributes, userGroups, users } from "../../db/schema";
+import { accessTokens, folderAcl, folderItems, folders, folderTreeState, sourcePermissions, sources, userAttributes, userGroups, users } from "../../db/schema";
 import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
 import { hashPassword } from "../../domain/passwords";
 import { isSupervisorName } from "../../domain/usernames";
 import type { Principal } from "../../domain/principal";
-import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
+import { ApiError, duplicated, invalid, isConstraintError, notFound, raisedBy, USER_MISSING } from "../../lib/errors";
 import { aliased } from "../../lib/aliases";
+import { mergePatchHandler } from "../../lib/merge-patch-route";
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
 import type { UserWrite } from "./users.schemas";
-import type * as routes from "./users.routes";
+import * as routes from "./users.routes";
 
 /** Users with their group names and every privilege they hold through those groups, in one query. */
 const userColumns = {
@@ -193,23 +196,92 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   return c.json(toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) }), 200);
 };
 
+/** The most owned objects a refused delete lists (`hasOtherUsages` says there are more). */
+const MAX_OWNED_LISTED = 100;
+
+/** What a user owns outside its private tree: sources, and folders of the shared libraries. */
+const selectOwned = (db: Database, userId: string) =>
+  db
+    .select({ type: sql<string>`'SOURCE'`, id: sources.id, name: sources.name })
+    .from(sources)
+    .where(eq(sources.ownerUserId, userId))
+    .unionAll(
+      db
+        .select({ type: sql<string>`'FOLDER'`, id: folders.id, name: folders.name })
+        .from(folders)
+        .where(and(eq(folders.ownerUserId, userId), ne(folders.projectType, "PERSONAL"))),
+    )
+    .limit(MAX_OWNED_LISTED + 1);
+
+/** The user's private tree (its PERSONAL project): its alone, never shared, so it goes with it. */
+const inPrivateTree = (userId: string) => and(eq(folders.ownerUserId, userId), eq(folders.projectType, "PERSONAL"));
+
+const transferToProblem = (message: string) => invalid("query.transferTo", message);
+
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
+  const { transferTo } = c.req.valid("query");
   const db = c.get("db");
   const principal = c.get("principal");
-  const current = await findUser(db, principal, id);
+  if (transferTo === id) throw transferToProblem("Names the user being deleted: name the user who takes its objects over");
+  // One round trip: the user, what it owns, and the user who is to take it over (in the same account).
+  const [found, owned, heirs] = await db.batch([
+    selectUser(db, principal, id),
+    selectOwned(db, id),
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, transferTo ?? ""), eq(users.accountId, sql`(SELECT account_id FROM users WHERE id = ${id})`))),
+  ]);
+  const current = found[0];
+  if (!current) throw notFound("User");
   if (principal.id === id) throw new ApiError("CANNOT_DELETE_SELF", "You cannot delete yourself");
   checkIfMatch(c, current.revision);
   assertMayGrant(principal, privilegesOf(current), "delete a user holding");
-  await db.batch([
-    db.delete(accessTokens).where(eq(accessTokens.userId, id)),
-    db.delete(userAttributes).where(eq(userAttributes.userId, id)),
-    db.delete(userGroups).where(eq(userGroups.userId, id)),
-    db.delete(users).where(eq(users.id, id)),
-  ]);
+  if (transferTo !== undefined && heirs.length === 0) throw transferToProblem("No such user in the deleted user's account");
+  if (transferTo === undefined && owned.length > 0) throw ownsObjects(current.name, owned);
+  const grantsTo = (principalType: SQLiteColumn, principalId: SQLiteColumn) => and(eq(principalType, "USER"), eq(principalId, id));
+  try {
+    await db.batch([
+      db.delete(folderTreeState).where(eq(folderTreeState.userId, id)),
+      // Ownership moves in the delete's own transaction; the triggers of migration 0010 refuse an heir deleted meanwhile.
+      ...(transferTo === undefined
+        ? []
+        : [
+            db.update(sources).set({ ownerUserId: transferTo }).where(eq(sources.ownerUserId, id)),
+            db.update(folders).set({ ownerUserId: transferTo }).where(and(eq(folders.ownerUserId, id), ne(folders.projectType, "PERSONAL"))),
+          ]),
+      db.delete(folderItems).where(inArray(folderItems.folderId, db.select({ id: folders.id }).from(folders).where(inPrivateTree(id)))),
+      // One statement for the whole tree: its parent links are checked when the statement ends.
+      db.delete(folders).where(inPrivateTree(id)),
+      // Anything owned now was made after the read (a source created meanwhile): refused, nothing deleted.
+      refuseWhen(db, WRITE_CONFLICT_GUARD, sql`EXISTS (SELECT 1 FROM sources WHERE owner_user_id = ${id}) OR EXISTS (SELECT 1 FROM folders WHERE owner_user_id = ${id})`),
+      db.delete(sourcePermissions).where(grantsTo(sourcePermissions.principalType, sourcePermissions.principalId)),
+      db.delete(folderAcl).where(grantsTo(folderAcl.principalType, folderAcl.principalId)),
+      db.delete(accessTokens).where(eq(accessTokens.userId, id)),
+      db.delete(userAttributes).where(eq(userAttributes.userId, id)),
+      db.delete(userGroups).where(eq(userGroups.userId, id)),
+      db.delete(users).where(eq(users.id, id)),
+    ]);
+  } catch (err) {
+    if (raisedBy(err, USER_MISSING)) throw transferToProblem("The user was deleted meanwhile");
+    if (refusedBy(err, WRITE_CONFLICT_GUARD)) {
+      const since = await selectOwned(db, id).all();
+      throw ownsObjects(current.name, since);
+    }
+    throw err;
+  }
   invalidateUser(id);
   return c.body(null, 204);
 };
+
+function ownsObjects(userName: string, owned: { type: string; id: string; name: string }[]): ApiError {
+  const listed = owned.slice(0, MAX_OWNED_LISTED);
+  const message = `The user '${userName}' owns ${owned.length > MAX_OWNED_LISTED ? `more than ${MAX_OWNED_LISTED}` : owned.length} object(s); delete it with transferTo naming the user who takes them over`;
+  return new ApiError("USER_OWNS_OBJECTS", message, {
+    problems: [{ name: "path.id", message, level: "ERROR", dependencies: { [userName]: { hasOtherUsages: owned.length > MAX_OWNED_LISTED, accessible: listed } } }],
+  });
+}
 
 /** `fullName`, or the reference product's `fullname`. */
 function fullNameOf(body: UserWrite): string | null {
@@ -219,3 +291,6 @@ function fullNameOf(body: UserWrite): string | null {
 function sortedGroups(rows: GroupRef[]): GroupRef[] {
   return [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
+
+/** JSON Merge Patch: the PUT applied to the user as read with the patch merged in (src/lib/merge-patch-route.ts). */
+export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update, aliases: { fullname: "fullName" }, keptWhenOmitted: ["password"] }) as unknown as AppRouteHandler<typeof routes.patch>;

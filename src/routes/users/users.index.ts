@@ -8,4 +8,5 @@ export const usersRouter = createRouter()
   .openapi(routes.create, handlers.create)
   .openapi(routes.getOne, handlers.getOne)
   .openapi(routes.update, handlers.update)
+  .openapi(routes.patch, handlers.patch)
   .openapi(routes.remove, handlers.remove);

@@ -1,5 +1,6 @@
-import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent } from "../../lib/openapi";
-import { UserCreateSchema, UserListQuerySchema, UserPageSchema, UserSchema, UserUpdateSchema } from "./users.schemas";
+import { mergePatchRouteOf } from "../../lib/merge-patch-route";
+import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent, routeDeclaration } from "../../lib/openapi";
+import { UserCreateSchema, UserDeleteQuerySchema, UserListQuerySchema, UserPageSchema, UserSchema, UserUpdateSchema } from "./users.schemas";
 
 const tags = ["Users"];
 const access = { kind: "privilege", privilege: "ROLE_ADMINISTER_USERS" } as const;
@@ -37,7 +38,7 @@ export const getOne = defineRoute({
   responses: { 200: jsonContent(UserSchema, "The user") },
 });
 
-export const update = defineRoute({
+const replace = routeDeclaration({
   method: "put",
   path: "/{id}",
   tags,
@@ -48,13 +49,17 @@ export const update = defineRoute({
   responses: { 200: jsonContent(UserSchema, "The user was updated") },
 });
 
+export const update = defineRoute(replace);
+
+export const patch = defineRoute(mergePatchRouteOf(replace, "Change some members of a user (password kept when omitted)", "UserMergePatch"));
+
 export const remove = defineRoute({
   method: "delete",
   path: "/{id}",
   tags,
-  summary: "Delete a user",
+  summary: "Delete a user; what it owns (sources, folders) goes to the user `transferTo` names, else 409 listing it",
   access,
-  errors: ["NOT_FOUND", "PRIVILEGE_ESCALATION", "CANNOT_DELETE_SELF", "PRECONDITION_FAILED"],
-  request: { params: IdParamSchema },
+  errors: ["NOT_FOUND", "PRIVILEGE_ESCALATION", "CANNOT_DELETE_SELF", "PRECONDITION_FAILED", "USER_OWNS_OBJECTS"],
+  request: { params: IdParamSchema, query: UserDeleteQuerySchema },
   responses: { 204: noContent },
 });

@@ -62,6 +62,13 @@ export const UserListQuerySchema = PageQuerySchema.extend({
   accountId: z.string().min(1).max(64).optional().openapi({ description: "Supervisor only: the account to list (default account otherwise)." }),
 });
 
+export const UserDeleteQuerySchema = z.object({
+  transferTo: z.string().min(1).max(64).optional().openapi({
+    description:
+      "A user of the same account who takes over what the deleted user owns (its sources and shared folders), in the delete's own transaction. Without it, deleting a user who owns any is 409 USER_OWNS_OBJECTS listing them.",
+  }),
+});
+
 export const UserPageSchema = pagedList(UserSchema, "UserPage");
 
 export type UserWrite = z.infer<typeof UserCreateSchema> | z.infer<typeof UserUpdateSchema>;

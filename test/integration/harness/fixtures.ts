@@ -301,7 +301,7 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   "/api/accounts/{id}": {
     // A disposable account of its own: the world's account is never renamed or deleted.
     params: async (w) => ({ id: (await createAccount(w.name("Account"))).id }),
-    bodies: { PUT: (w) => ({ name: w.name("Account") }) },
+    bodies: { PUT: (w) => ({ name: w.name("Account") }), PATCH: (w) => ({ senderDisplayName: `sender of ${w.marker}` }) },
   },
   "/api/accounts/name/{name}": {
     params: async (w) => ({ name: (await createAccount(w.name("Account"))).name }),
@@ -311,14 +311,14 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   "/api/users/{id}": {
     params: async (w) => ({ id: (await createUser(w.account.id, { name: w.name("user") })).id }),
-    bodies: { PUT: (w) => ({ name: w.name("user"), fullName: `user of ${w.marker}` }) },
+    bodies: { PUT: (w) => ({ name: w.name("user"), fullName: `user of ${w.marker}` }), PATCH: (w) => ({ fullName: `user of ${w.marker}`, email: null }) },
   },
   "/api/groups": {
     bodies: { POST: (w) => ({ name: w.name("group"), description: `group of ${w.marker}`, accountId: w.account.id }) },
   },
   "/api/groups/{id}": {
     params: async (w) => ({ id: (await createGroup(w.account.id, w.name("group"))).id }),
-    bodies: { PUT: (w) => ({ name: w.name("group"), description: `group of ${w.marker}` }) },
+    bodies: { PUT: (w) => ({ name: w.name("group"), description: `group of ${w.marker}` }), PATCH: (w) => ({ description: `group of ${w.marker}` }) },
   },
   "/api/quota": {
     bodies: { PUT: (w) => ({ accountId: w.account.id, quotas: [{ type: "SOURCE", limit: 10_000 }, { type: "CONNECTION", limit: 10_000 }] }) },
@@ -415,7 +415,7 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   "/api/calendars/{calendarId}": {
     params: calendarParams,
-    bodies: { PUT: fiscalCalendar },
+    bodies: { PUT: fiscalCalendar, PATCH: (w) => ({ name: w.name("Calendar"), fiscal445: { leapWeekInMonth: 3 } }) },
   },
   "/api/calendars/{calendarId}/periods": {
     params: calendarParams,
@@ -430,7 +430,7 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   "/api/json-datasets/{id}": {
     params: createJsonDataset,
-    bodies: { PUT: jsonDataset },
+    bodies: { PUT: jsonDataset, PATCH: (w) => ({ description: `dataset of ${w.marker}`, data: { patchedBy: w.marker } }) },
   },
   "/api/trusted-access/clients": {
     bodies: { POST: (w) => ({ client_name: w.name("client"), access_token_validity_seconds: 3600, account_ids: [w.account.id] }) },
@@ -499,7 +499,7 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   "/api/connections/{connectionId}": {
     params: async (w) => ({ connectionId: await createConnection(w) }),
-    bodies: { PUT: connectionBody },
+    bodies: { PUT: connectionBody, PATCH: (w) => ({ name: w.name("Connection") }) },
     upsertsById: ["PUT"],
   },
   "/api/connections/{connectionId}/schema": { params: sharedConnectionParams },

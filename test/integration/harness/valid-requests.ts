@@ -98,7 +98,8 @@ export function validRequestArbitrary(ctx: ValidContext): fc.Arbitrary<RequestPl
       query,
       body,
       accept: fc.option(fc.constantFrom(...ACCEPTS), { nil: undefined }),
-      contentType: fc.constantFrom(...CONTENT_TYPES),
+      // A PATCH body may also come as a JSON Merge Patch (RFC 7396).
+      contentType: fc.constantFrom(...CONTENT_TYPES, ...(op.method === "PATCH" ? ["application/merge-patch+json"] : [])),
       // A sane id is echoed; anything else is replaced by one the service makes.
       requestId: fc.option(fc.oneof(fc.stringMatching(SANE_REQUEST_ID), fc.string({ unit: "grapheme-ascii", maxLength: 200 })), { nil: undefined }),
       // Mostly none: a stale If-Match is a 412 where the operation documents one, and ignored elsewhere.
