@@ -2,7 +2,7 @@
 // isw-da/composer-mcp sends, against the real Worker, D1 and the PostgreSQL of the global setup.
 import { beforeAll, describe, expect, it } from "vitest";
 import { as, call, createAccount, createUser, dbSnapshot, expectError, unique, type TestUser } from "./helpers";
-import { connectionBody, createConnection } from "./connection-helpers";
+import { connectionBody, createConnection, postgresParameters, roundTrips } from "./connection-helpers";
 
 let account: { id: string; name: string };
 let manager: TestUser;
@@ -42,5 +42,38 @@ describe("the data-entity describe takes the reference's SINGLE_COLLECTION data 
     const theirManager = await createUser(other.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] });
     const theirs = await createConnection(theirManager, connectionBody(unique("Theirs")));
     expectError(await describeTable(member, { singleCollection: { ...table, connectionId: theirs.id } }), 404, "NOT_FOUND");
+  });
+});
+
+describe("POST /api/connections/{connectionId}/test: a stored connection, tested", () => {
+  const testConnection = (user: TestUser, id: string, body: unknown = {}) => call("POST", `/api/connections/${id}/test`, { as: as(user), body });
+
+  it("connects with the stored parameters, secrets included: a ConnectionValidationResult, after one D1 read, changing nothing", async () => {
+    await testConnection(manager, warehouse.id); // signs the manager in: its credential is cached from now on
+    const before = await dbSnapshot();
+    const res = await testConnection(manager, warehouse.id);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ connected: true, message: expect.any(String) });
+    expect(roundTrips(res)).toBe(1);
+    expect(await dbSnapshot()).toEqual(before);
+  });
+
+  it("a connection that cannot connect is a 200 with connected: false and why", async () => {
+    const wrong = await createConnection(manager, connectionBody(unique("Wrong"), { allParameters: postgresParameters({ password: "Wr0ng-Passw0rd-!" }) }));
+    const res = await testConnection(manager, wrong.id);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.connected).toBe(false);
+    expect(res.json.message).toMatch(/password|authentication/i);
+    expect(res.text).not.toContain("Wr0ng-Passw0rd-!");
+  });
+
+  it("needs ROLE_MANAGE_CONNECTIONS (403); another account's connection or none is a 404; a disabled one a 409", async () => {
+    expectError(await testConnection(member, warehouse.id), 403, "FORBIDDEN");
+    const other = await createAccount();
+    const theirs = await createConnection(await createUser(other.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] }), connectionBody(unique("Theirs")));
+    expectError(await testConnection(manager, theirs.id), 404, "NOT_FOUND");
+    expectError(await testConnection(manager, "no-such-connection"), 404, "NOT_FOUND");
+    const disabled = await createConnection(manager, connectionBody(unique("Off"), { disabled: true }));
+    expectError(await testConnection(manager, disabled.id), 409, "CONNECTION_DISABLED");
   });
 });

@@ -503,6 +503,7 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     upsertsById: ["PUT"],
   },
   "/api/connections/{connectionId}/schema": { params: sharedConnectionParams },
+  "/api/connections/{connectionId}/test": { params: sharedConnectionParams },
   "/api/connections/{connectionId}/schema/{schemaName}/describe": {
     params: async (w) => ({ ...(await sharedConnectionParams(w)), schemaName: "sales" }),
   },
