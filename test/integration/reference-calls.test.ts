@@ -77,3 +77,52 @@ describe("POST /api/connections/{connectionId}/test: a stored connection, tested
     expectError(await testConnection(manager, disabled.id), 409, "CONNECTION_DISABLED");
   });
 });
+
+describe("a source created with the reference's storage gets its fields from the table", () => {
+  // tools/sources.py create_source: storage naming the table, no nativeFields.
+  const storageBody = (name: string, singleCollection: Record<string, string>) => ({
+    name,
+    description: "",
+    storage: { dataEntities: [{ id: "orders", name: "orders", type: "SINGLE_COLLECTION", singleCollection }], joins: [] },
+  });
+
+  it("reads the table's columns as the describe answers them, and creates the source with them in one batch", async () => {
+    const described = await describeTable(creator, { connectionId: warehouse.id, schema: "sales", table: "orders" });
+    const res = await call("POST", "/api/sources", { as: as(creator), body: storageBody(unique("Orders"), { connectionId: warehouse.id, schema: "sales", collection: "orders" }) });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json.connectionId).toBe(warehouse.id);
+    const fields = await call("GET", `/api/sources/${res.json.id}/fields`, { as: as(creator) });
+    const pairs = (list: { name: string; dataType: string }[]) => list.map((f) => `${f.name}:${f.dataType}`).sort();
+    expect(pairs(fields.json.content)).toEqual(pairs(described.json.content));
+    expect(fields.json.content).toHaveLength(6);
+    const amount = fields.json.content.find((f: { name: string }) => f.name === "amount");
+    expect(amount).toMatchObject({ visible: true, defaultMetric: "sum", origin: { nativeOrigin: { originalName: "amount", originalType: "numeric(10,2)", dataEntityId: "sales.orders" } } });
+  });
+
+  it("fields sent (nativeFields) are kept as sent: the table is not read", async () => {
+    const body = storageBody(unique("Sent"), { connectionId: warehouse.id, schema: "sales", collection: "no_such_table" });
+    body.storage.dataEntities[0] = { ...body.storage.dataEntities[0], nativeFields: [{ name: "qty", origin: { type: "NATIVE", nativeOrigin: { originalName: "qty", originalType: "INT" } } }] } as never;
+    const res = await call("POST", "/api/sources", { as: as(creator), body });
+    expect(res.status, res.text).toBe(201);
+    const fields = await call("GET", `/api/sources/${res.json.id}/fields`, { as: as(creator) });
+    expect(fields.json.content.map((f: { name: string }) => f.name)).toEqual(["qty"]);
+  });
+
+  it("a table the store lacks, or a connection the account lacks, is a 400 naming the member, and nothing is created", async () => {
+    const before = await dbSnapshot();
+    const at = "body.storage.dataEntities[0].singleCollection";
+    expectError(
+      await call("POST", "/api/sources", { as: as(creator), body: storageBody(unique("Nope"), { connectionId: warehouse.id, schema: "sales", collection: "no_such_table" }) }),
+      400,
+      "VALIDATION_FAILED",
+      [`${at}.collection`],
+    );
+    expectError(
+      await call("POST", "/api/sources", { as: as(creator), body: storageBody(unique("Nope"), { connectionId: "no-such-connection", schema: "sales", collection: "orders" }) }),
+      400,
+      "VALIDATION_FAILED",
+      [`${at}.connectionId`],
+    );
+    expect(await dbSnapshot()).toEqual(before);
+  });
+});

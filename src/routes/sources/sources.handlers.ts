@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { asViewUsages, selectViewsOfSource } from "../../db/materialized-views";
@@ -14,6 +15,8 @@ import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatch
 import type { AppRouteHandler } from "../../lib/create-router";
 import { VOLUME_METRIC } from "../custom-metrics/metrics.model";
 import { buildField, chooseFieldName, nativeDataType } from "../source-fields/fields.model";
+import { nativeFieldsOfTable } from "../data-entities/table-fields";
+import { FieldCreateSchema, type FieldInput } from "../source-fields/fields.schemas";
 import type { SourceCreate } from "./sources.schemas";
 import type * as routes from "./sources.routes";
 
@@ -60,12 +63,30 @@ function connectionAndFieldsOf(body: SourceCreate) {
   const at = "body.storage.dataEntities[0]";
   const connection = { name: `${at}.singleCollection.connectionId`, value: entity?.singleCollection?.connectionId };
   const nativeFields = { name: `${at}.nativeFields`, value: entity?.nativeFields };
+  const connectionId = aliased({ name: "body.connectionId", value: body.connectionId }, connection);
+  const fields = aliased({ name: "body.fields", value: body.fields }, nativeFields);
+  const { schema, collection } = entity?.singleCollection ?? {};
   return {
-    connectionId: aliased({ name: "body.connectionId", value: body.connectionId }, connection),
+    connectionId,
     connectionMember: body.connectionId === undefined && connection.value !== undefined ? connection.name : "body.connectionId",
-    fields: aliased({ name: "body.fields", value: body.fields }, nativeFields) ?? [],
+    fields: fields ?? [],
     fieldsMember: body.fields === undefined && nativeFields.value !== undefined ? nativeFields.name : "body.fields",
+    // The reference's storage names a table and sends no fields: they are read from the table.
+    table: fields === undefined && connectionId && schema && collection ? { connectionId, schema, table: collection } : undefined,
+    tableMember: `${at}.singleCollection.collection`,
   };
+}
+
+/** The fields of the table a create's storage names; the connection and the table are members of the body, so their absence is a 400 naming them. */
+async function fieldsOfStorageTable(c: Parameters<AppRouteHandler<typeof routes.create>>[0], given: ReturnType<typeof connectionAndFieldsOf>): Promise<FieldInput[]> {
+  try {
+    // Through the schema a body's fields go through, so that they get the same defaults (visible, ...).
+    return z.array(FieldCreateSchema).parse(await nativeFieldsOfTable(c, given.table!, c.req.valid("query").suppressWarnings));
+  } catch (err) {
+    if (err instanceof ApiError && err.errorCode === "NOT_FOUND") throw invalid(given.connectionMember, "No connection with this id in the account");
+    if (err instanceof ApiError && err.errorCode === "DATA_STORE_NOT_FOUND") throw invalid(given.tableMember, err.message);
+    throw err;
+  }
 }
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
@@ -76,10 +97,11 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const accountId = principal.accountId;
 
   const given = connectionAndFieldsOf(body);
+  const inputs = given.table ? await fieldsOfStorageTable(c, given) : given.fields;
   const taken = new Set<string>([VOLUME_METRIC.name]);
   const problems: Problem[] = [];
   let nameUsedTwice = false;
-  const fields = given.fields.flatMap((input, i) => {
+  const fields = inputs.flatMap((input, i) => {
     if (input.origin.type !== "NATIVE") {
       problems.push({ name: `${given.fieldsMember}[${i}].origin.type`, message: "Fields created with a source must be NATIVE", level: "ERROR" });
       return [];

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineRoute, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { SuppressWarningsQuerySchema } from "../connections/connections.schemas";
+import { DATA_STORE_ERRORS } from "../connections/data-store";
 import {
   PermissionListSchema,
   SourceCreateSchema,
@@ -31,9 +33,13 @@ export const create = defineRoute({
   path: "/",
   tags,
   summary: "Create a source (with its native fields, and the Volume metric)",
+  description:
+    "With the reference product's `storage` naming a table (`singleCollection`: connectionId, schema, collection) and no fields, the fields are read " +
+    "from the table, as POST /api/sources/data-entities/describe answers them: the connection's data store is then reached, and can answer its errors.",
   access: { kind: "privilege", privilege: "ROLE_CREATE_SOURCES" },
-  errors: ["DUPLICATED", "QUOTA_EXCEEDED"],
-  request: { body: jsonBody(SourceCreateSchema) },
+  problemLevels: ["ERROR", "WARNING"],
+  errors: ["DUPLICATED", "QUOTA_EXCEEDED", "CONNECTION_TYPE_DISABLED", "CONNECTION_DISABLED", "CONNECTION_SECRETS_UNAVAILABLE", ...DATA_STORE_ERRORS],
+  request: { query: SuppressWarningsQuerySchema, body: jsonBody(SourceCreateSchema) },
   responses: { 201: jsonContent(SourceSchema, "The source was created") },
 });
 

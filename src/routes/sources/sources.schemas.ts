@@ -48,7 +48,11 @@ const SourceStorageSchema = z
               collection: z.string().max(255).optional(),
             })
             .optional()
-            .openapi({ description: "`connectionId` stands for the source's; `schema` and `collection` (the table) are accepted and not kept." }),
+            .openapi({
+              description:
+                "`connectionId` stands for the source's; `schema` and `collection` name the table. On create without fields (`nativeFields`, `fields`), " +
+                "the source's fields are read from that table. The table is not kept.",
+            }),
           nativeFields: InlineFieldsSchema.optional().openapi({ description: "Alias of the source's `fields`." }),
         }),
       )
@@ -70,8 +74,8 @@ export const SourceCreateSchema = z
     storage: SourceStorageSchema.optional().openapi({
       description:
         "Alias: the reference product's shape. `storage.dataEntities[0].singleCollection.connectionId` stands for `connectionId` and " +
-        "`storage.dataEntities[0].nativeFields` for `fields` (each may be given in both places only with the same value). Fields are not read " +
-        "from the data store: send them, or describe the table first (POST /api/sources/data-entities/describe).",
+        "`storage.dataEntities[0].nativeFields` for `fields` (each may be given in both places only with the same value). Without fields, and with " +
+        "`singleCollection` naming a connection, schema and collection, the fields are read from that table (as POST /api/sources/data-entities/describe answers them).",
     }),
   })
   .openapi("SourceCreate");
