@@ -126,3 +126,73 @@ describe("a source created with the reference's storage gets its fields from the
     expect(await dbSnapshot()).toEqual(before);
   });
 });
+
+describe("PUT /api/sources/{sourceId}: the reference's full replace of a source", () => {
+  const put = (user: TestUser, id: string, body: unknown, headers: Record<string, string> = {}) => call("PUT", `/api/sources/${id}`, { as: as(user), body, headers });
+
+  it("takes back what GET answered, changed (the client's read-modify-write), and replaces the source's own members; its fields stay", async () => {
+    const source = await call("POST", "/api/sources", { as: as(creator), body: { name: unique("Orders"), description: "old", connectionId: warehouse.id, features: ["TEXT_SEARCH"], fields: [{ name: "qty", origin: { type: "NATIVE", nativeOrigin: { originalName: "qty", originalType: "INT" } } }] } });
+    expect(source.status, source.text).toBe(201);
+    const read = await call("GET", `/api/sources/${source.json.id}`, { as: as(creator) });
+    // tools/sources.py clear_forced_filters: GET, set forcedFilters to [], PUT the whole body back.
+    const renamed = unique("Renamed");
+    const res = await put(creator, source.json.id, { ...read.json, name: renamed, forcedFilters: [] }, { "If-Match": read.headers.get("ETag")! });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ id: source.json.id, name: renamed, description: "old", connectionId: warehouse.id, features: ["TEXT_SEARCH"], ownerUserId: creator.id });
+    expect(res.headers.get("ETag")).not.toBe(read.headers.get("ETag"));
+    // A full replace: what is omitted goes (description, connection, features), enabled becomes true.
+    const replaced = await put(creator, source.json.id, { name: renamed, enabled: false });
+    expect(replaced.json).toMatchObject({ name: renamed, description: null, connectionId: null, features: [], enabled: false });
+    expect((await call("GET", `/api/sources/${source.json.id}`, { as: as(creator) })).json).toEqual(replaced.json);
+    // The reference's storage alias names the connection.
+    const viaStorage = await put(creator, source.json.id, { name: renamed, storage: { dataEntities: [{ type: "SINGLE_COLLECTION", singleCollection: { connectionId: warehouse.id, schema: "sales", collection: "orders" } }], joins: [] } });
+    expect(viaStorage.json.connectionId).toBe(warehouse.id);
+    const fields = await call("GET", `/api/sources/${source.json.id}/fields`, { as: as(creator) });
+    expect(fields.json.content.map((f: { name: string }) => f.name)).toEqual(["qty"]);
+  });
+
+  it("refuses what it cannot keep, naming the member, and changes nothing", async () => {
+    const source = await call("POST", "/api/sources", { as: as(creator), body: { name: unique("Kept") } });
+    const taken = await call("POST", "/api/sources", { as: as(creator), body: { name: unique("Taken") } });
+    const other = await createAccount();
+    const theirs = await createConnection(await createUser(other.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] }), connectionBody(unique("Theirs")));
+    const id = source.json.id;
+    const before = await dbSnapshot();
+    expectError(await put(creator, id, { name: "x", id: taken.json.id }), 400, "ID_MISMATCH", ["body.id"]);
+    expectError(await put(creator, id, { name: "x", accountId: other.id }), 400, "VALIDATION_FAILED", ["body.accountId"]);
+    expectError(await put(creator, id, { name: "x", connectionId: theirs.id }), 400, "VALIDATION_FAILED", ["body.connectionId"]);
+    expectError(await put(creator, id, { name: "x", storage: { dataEntities: [{ singleCollection: { connectionId: "no-such" } }] } }), 400, "VALIDATION_FAILED", [
+      "body.storage.dataEntities[0].singleCollection.connectionId",
+    ]);
+    expectError(await put(creator, id, { name: "x", storage: { dataEntities: [{ nativeFields: [] }] } }), 400, "VALIDATION_FAILED", ["body.storage.dataEntities[0].nativeFields"]);
+    expectError(await put(creator, id, { name: "x", fields: [] }), 400, "VALIDATION_FAILED", ["body.fields"]);
+    expectError(await put(creator, id, { name: "x", forcedFilters: [{ sid: { type: "USER", principal: "*" }, filter: { field: "a", operator: "EQUALS", values: ["1"] } }] }), 400, "VALIDATION_FAILED", ["body.forcedFilters"]);
+    expectError(await put(creator, id, { name: taken.json.name }), 409, "DUPLICATED");
+    expectError(await put(creator, id, { name: "x" }, { "If-Match": '"stale"' }), 412, "PRECONDITION_FAILED");
+    expect(await dbSnapshot()).toEqual(before);
+  });
+
+  it("keeps facetFiltering sound: removing TEXT_SEARCH while a field uses it is a 400", async () => {
+    const source = await call("POST", "/api/sources", {
+      as: as(creator),
+      body: { name: unique("Search"), features: ["TEXT_SEARCH"], fields: [{ name: "tag", facetFiltering: { enabled: true }, origin: { type: "NATIVE", nativeOrigin: { originalName: "tag", originalType: "TEXT" } } }] },
+    });
+    expect(source.status, source.text).toBe(201);
+    expectError(await put(creator, source.json.id, { name: source.json.name, features: [] }), 400, "VALIDATION_FAILED", ["body.features"]);
+    expect((await put(creator, source.json.id, { name: source.json.name, features: ["TEXT_SEARCH"] })).status).toBe(200);
+  });
+
+  it("needs WRITE (a reader gets 403); another account's source or none is a 404; of two PUTs with one If-Match, one wins", async () => {
+    const source = await call("POST", "/api/sources", { as: as(creator), body: { name: unique("Guarded") } });
+    const id = source.json.id;
+    await call("PUT", `/api/sources/${id}/permissions`, { as: as(creator), body: { content: [{ principalType: "USER", principalId: member.id, permission: "READ" }] } });
+    expectError(await put(member, id, { name: "x" }), 403, "FORBIDDEN");
+    const other = await createAccount();
+    const stranger = await createUser(other.id, { groups: ["Users", "Administrators"] });
+    expectError(await put(stranger, id, { name: "x" }), 404, "NOT_FOUND");
+    expectError(await put(creator, "no-such-source", { name: "x" }), 404, "NOT_FOUND");
+    const etag = source.headers.get("ETag")!;
+    const results = await Promise.all([unique("A"), unique("B")].map((name) => put(creator, id, { name }, { "If-Match": etag })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
+  });
+});

@@ -9,6 +9,7 @@ import {
   SourceListQuerySchema,
   SourcePageSchema,
   SourcePatchSchema,
+  SourceReplaceSchema,
   SourceSchema,
   SourceSecuritySchema,
 } from "./sources.schemas";
@@ -65,6 +66,21 @@ export const patch = defineRoute({
   errors: ["NOT_FOUND", "FORBIDDEN", "DUPLICATED", "PRECONDITION_FAILED"],
   request: { params, body: jsonBody(SourcePatchSchema) },
   responses: { 200: jsonContent(SourceSchema, "The source was changed") },
+});
+
+export const replace = defineRoute({
+  method: "put",
+  path: "/{sourceId}",
+  tags,
+  summary: "Replace a source's own members: name, description, connection, features, enabled (WRITE)",
+  description:
+    "A full replace (the reference product's PUT, as its clients send it: what GET answered, changed). Its fields and metrics stay: they are " +
+    "changed through their own endpoints. It never creates (a missing source is a 404). Removing TEXT_SEARCH while a field uses facetFiltering is a 400.",
+  access: authenticated,
+  objectPermission: "source:WRITE",
+  errors: ["NOT_FOUND", "FORBIDDEN", "DUPLICATED", "PRECONDITION_FAILED", "ID_MISMATCH"],
+  request: { params, body: jsonBody(SourceReplaceSchema) },
+  responses: { 200: jsonContent(SourceSchema, "The source was replaced") },
 });
 
 export const remove = defineRoute({

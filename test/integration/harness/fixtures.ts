@@ -346,7 +346,11 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   "/api/sources/{sourceId}": {
     params: sourceParams,
-    bodies: { PATCH: (w) => ({ description: `changed source of ${w.marker}` }) },
+    bodies: {
+      PATCH: (w) => ({ description: `changed source of ${w.marker}` }),
+      PUT: (w) => ({ name: w.name("Source"), description: `replaced source of ${w.marker}`, enabled: true }),
+    },
+    references: { connectionId: (w, _p, value) => ({ name: w.name("Source"), connectionId: value }) },
   },
   "/api/sources/{sourceId}/permissions": {
     params: sourceParams,
