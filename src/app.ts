@@ -14,6 +14,7 @@ import { securityHeaders } from "./middleware/security-headers";
 import { marksOfOperation } from "./middleware/stability";
 import { buildDocument } from "./routes/meta/openapi-document";
 import { requestId } from "./middleware/request-id";
+import { accountMembersRouter } from "./routes/account-members/account-members.index";
 import { accountsRouter } from "./routes/accounts/accounts.index";
 import { calendarsRouter } from "./routes/calendars/calendars.index";
 import { groupsRouter } from "./routes/groups/groups.index";
@@ -81,6 +82,7 @@ export function createApp(contextPath = "") {
 function resourceRoutes() {
   return createRouter()
     .route("/api/accounts", accountsRouter)
+    .route("/api/accounts", accountMembersRouter)
     .route("/api/users", usersRouter)
     .route("/api/user", currentUserRouter)
     .route("/api/groups", groupsRouter)

@@ -30,6 +30,14 @@ export const ERROR_CODES = {
   DEFAULT_ACCOUNT_PROTECTED: { status: 409, description: "The default account cannot be deleted or disabled." },
   BUILT_IN_GROUP: { status: 409, description: "The built-in groups cannot be deleted or renamed." },
   CANNOT_DELETE_SELF: { status: 409, description: "A user cannot delete itself." },
+  ACCOUNT_USERS_INCOMPLETE: {
+    status: 409,
+    description: "The account's users were replaced by a list that leaves some out: a user leaves its account only by DELETE /api/users/{id}. `problems` names them.",
+  },
+  ADMINS_NOT_REPLACEABLE: {
+    status: 409,
+    description: "The administrators cannot be replaced as asked: the caller would leave itself out, or a user left out holds ROLE_ADMIN through another group. `problems` names them.",
+  },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is larger than the configured limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is in none of the JSON media types the service speaks (application/vnd.service.v3+json, application/json, application/vnd.composer.v3+json, application/vnd.zoomdata+json)." },

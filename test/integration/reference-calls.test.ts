@@ -1,7 +1,7 @@
 // The reference product's own calls within this API's resources (issue 17, section 6): the shapes
 // isw-da/composer-mcp sends, against the real Worker, D1 and the PostgreSQL of the global setup.
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, dbSnapshot, expectError, unique, type TestUser } from "./helpers";
+import { as, call, createAccount, createGroup, createUser, dbSnapshot, expectError, unique, type TestUser } from "./helpers";
 import { connectionBody, createConnection, postgresParameters, roundTrips } from "./connection-helpers";
 
 let account: { id: string; name: string };
@@ -194,5 +194,111 @@ describe("PUT /api/sources/{sourceId}: the reference's full replace of a source"
     const etag = source.headers.get("ETag")!;
     const results = await Promise.all([unique("A"), unique("B")].map((name) => put(creator, id, { name }, { "If-Match": etag })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
+  });
+});
+
+describe("the account's users and administrators: GET and PUT /api/accounts/{accountId}/users and /admins", () => {
+  let tenant: { id: string; name: string };
+  let admin: TestUser;
+  let alice: TestUser;
+  let bob: TestUser;
+  const view = (u: TestUser) => ({ id: u.id, name: u.username });
+  const byName = (list: { id: string; name: string }[]) => [...list].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const users = (who: TestUser | null, accountId = tenant.id) => call("GET", `/api/accounts/${accountId}/users`, who ? { as: as(who) } : {});
+  const admins = (who: TestUser | null, accountId = tenant.id) => call("GET", `/api/accounts/${accountId}/admins`, who ? { as: as(who) } : {});
+  const putList = (list: "users" | "admins", who: TestUser | null, body: unknown, accountId = tenant.id) =>
+    call("PUT", `/api/accounts/${accountId}/${list}`, who ? { as: as(who), body } : { body });
+
+  beforeAll(async () => {
+    tenant = await createAccount();
+    admin = await createUser(tenant.id, { name: unique("a-admin"), groups: ["Users", "Administrators"] });
+    alice = await createUser(tenant.id, { name: unique("b-alice") });
+    bob = await createUser(tenant.id, { name: unique("c-bob") });
+  });
+
+  it("GET answers the account's users and its administrators as [{id, name}], by name; the supervisor names any account", async () => {
+    const res = await users(admin);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual(byName([view(admin), view(alice), view(bob)]));
+    expect((await users(null)).json).toEqual(res.json);
+    expect((await admins(admin)).json).toEqual([view(admin)]);
+  });
+
+  it("PUT users: the list that names every user (by id, by name) is answered as it is, and nothing changes; one left out is a 409 naming it", async () => {
+    const other = await createAccount();
+    const stranger = await createUser(other.id);
+    const before = await dbSnapshot();
+    // tools/accounts.py add_users_to_account: a flat array of {id, name}, read first and written back whole.
+    const current = (await users(admin)).json;
+    const res = await putList("users", admin, current);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual(current);
+    expect((await putList("users", null, [{ id: admin.id }, { name: alice.username }, { id: bob.id, name: bob.username }])).status).toBe(200);
+    const left = expectError(await putList("users", admin, [{ id: admin.id }, { id: alice.id }]), 409, "ACCOUNT_USERS_INCOMPLETE");
+    expect(left.message).toContain("DELETE /api/users");
+    expect(JSON.stringify(left.problems)).toContain(bob.username);
+    expectError(await putList("users", admin, [...current, view(stranger)]), 400, "VALIDATION_FAILED", ["body[3].id"]);
+    expectError(await putList("users", admin, [...current, { name: "nobody-at-all" }]), 400, "VALIDATION_FAILED", ["body[3].name"]);
+    expectError(await putList("users", admin, [{ id: alice.id, name: bob.username }, { id: admin.id }, { id: bob.id }]), 400, "VALIDATION_FAILED", ["body[0].name"]);
+    expectError(await putList("users", admin, [...current, { id: alice.id }]), 400, "VALIDATION_FAILED", ["body[3].id"]);
+    expectError(await putList("users", admin, [{}]), 400, "VALIDATION_FAILED", ["body[0].id"]);
+    expect(await dbSnapshot()).toEqual(before);
+  });
+
+  it("PUT admins replaces who holds ROLE_ADMIN: joining or leaving Administrators, and the role; the answer and GET agree", async () => {
+    await createUser(tenant.id, { name: unique("d-carol") }); // not listed anywhere below: stays a plain user
+    const roled = await createUser(tenant.id, { name: unique("e-roled"), roles: ["ROLE_ADMIN"] });
+    // add_admins_to_account: the whole list.
+    const res = await putList("admins", admin, [view(admin), view(alice)]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toEqual(byName([view(admin), view(alice)]));
+    expect((await admins(admin)).json).toEqual(res.json);
+    const aliceNow = (await call("GET", `/api/users/${alice.id}`)).json;
+    expect(aliceNow.groups).toEqual(["Administrators", "Users"]);
+    // The user who held ROLE_ADMIN by its own roles lost it, and keeps the rest of itself.
+    const roledNow = (await call("GET", `/api/users/${roled.id}`)).json;
+    expect(roledNow).toMatchObject({ roles: [], groups: ["Users"] });
+    // Alice signs in as an administrator now (her cached privileges went), then loses it again.
+    expect((await call("GET", "/api/user", { as: as(alice) })).json.activeRoles).toContain("ROLE_ADMIN");
+    expect((await putList("admins", admin, [{ id: admin.id }])).json).toEqual([view(admin)]);
+    expect((await call("GET", "/api/user", { as: as(alice) })).json.activeRoles).not.toContain("ROLE_ADMIN");
+    expect((await call("GET", `/api/users/${alice.id}`)).json.groups).toEqual(["Users"]);
+  });
+
+  it("refuses, changing nothing: leaving oneself out, a user admin through another group (409); granting without ROLE_ADMIN (403)", async () => {
+    const group = await createGroup(tenant.id, unique("Owners"), ["ROLE_ADMIN"]);
+    const owner = await createUser(tenant.id, { name: unique("f-owner"), groups: ["Users", group.name] });
+    const groupAdmin = await createUser(tenant.id, { name: unique("g-groups"), roles: ["ROLE_ADMINISTER_GROUPS"] });
+    const before = await dbSnapshot();
+    expectError(await putList("admins", admin, [view(owner)]), 409, "ADMINS_NOT_REPLACEABLE");
+    expectError(await putList("admins", admin, [view(admin)]), 409, "ADMINS_NOT_REPLACEABLE");
+    expectError(await putList("admins", groupAdmin, [view(admin), view(owner), view(bob)]), 403, "PRIVILEGE_ESCALATION");
+    expect(await dbSnapshot()).toEqual(before);
+    // The same list as now changes nothing, so it needs no ROLE_ADMIN.
+    const current = (await admins(groupAdmin)).json;
+    expect((await putList("admins", groupAdmin, current)).status).toBe(200);
+    expect(await dbSnapshot()).toEqual(before);
+  });
+
+  it("who may call: ROLE_ADMINISTER_USERS for users, ROLE_ADMINISTER_GROUPS for admins (403 otherwise); another account, or none, is a 404", async () => {
+    expectError(await users(alice), 403, "FORBIDDEN");
+    expectError(await admins(alice), 403, "FORBIDDEN");
+    const other = await createAccount();
+    const theirAdmin = await createUser(other.id, { groups: ["Users", "Administrators"] });
+    expectError(await users(theirAdmin), 404, "NOT_FOUND");
+    expectError(await admins(theirAdmin), 404, "NOT_FOUND");
+    expectError(await putList("users", theirAdmin, []), 404, "NOT_FOUND");
+    expectError(await putList("admins", theirAdmin, []), 404, "NOT_FOUND");
+    expectError(await users(null, "no-such-account"), 404, "NOT_FOUND");
+  });
+
+  it("of concurrent PUTs of different admin lists, each answer is one list and the end state is exactly one of them", async () => {
+    // The administrators left by the tests above (the group's owner among them) stay in both.
+    const kept = (await admins(null)).json.filter((u: { id: string }) => u.id !== alice.id && u.id !== bob.id);
+    const lists = [[...kept, view(alice)], [...kept, view(bob)]];
+    const results = await Promise.all(lists.map((list) => putList("admins", null, list)));
+    for (const r of results) expect([200, 412], r.text).toContain(r.status);
+    const now = (await admins(null)).json;
+    expect(lists.map((l) => JSON.stringify(byName(l)))).toContain(JSON.stringify(now));
   });
 });
