@@ -30,6 +30,14 @@ export const ERROR_CODES = {
   DEFAULT_ACCOUNT_PROTECTED: { status: 409, description: "The default account cannot be deleted or disabled." },
   BUILT_IN_GROUP: { status: 409, description: "The built-in groups cannot be deleted or renamed." },
   CANNOT_DELETE_SELF: { status: 409, description: "A user cannot delete itself." },
+  ACCOUNT_USERS_INCOMPLETE: {
+    status: 409,
+    description: "The account's users were replaced by a list that leaves some out: a user leaves its account only by DELETE /api/users/{id}. `problems` names them.",
+  },
+  ADMINS_NOT_REPLACEABLE: {
+    status: 409,
+    description: "The administrators cannot be replaced as asked: the caller would leave itself out, or a user left out holds ROLE_ADMIN through another group. `problems` names them.",
+  },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
   CONCURRENT_UPDATE: { status: 409, description: "A PATCH without If-Match found the object changed between its read and its write on every attempt, or a user the write names (as owner or grantee) was deleted meanwhile; send it again." },
   USER_OWNS_OBJECTS: { status: 409, description: "The user still owns sources or folders: delete it with `transferTo` naming the user who takes them over; `problems[0].dependencies` lists them." },

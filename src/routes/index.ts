@@ -31,7 +31,10 @@ export interface RouteGroup<M extends Mount[] = Mount[]> {
 const group = <M extends Mount[]>(prefix: string, load: () => Promise<M>): RouteGroup<M> => ({ prefix, load });
 
 export const ROUTE_GROUPS = [
-  group("/api/accounts", async () => [mount("/api/accounts", (await import("./accounts/accounts.index")).accountsRouter)]),
+  group("/api/accounts", async () => {
+    const [accounts, members] = await Promise.all([import("./accounts/accounts.index"), import("./account-members/account-members.index")]);
+    return [mount("/api/accounts", accounts.accountsRouter), mount("/api/accounts", members.accountMembersRouter)];
+  }),
   group("/api/users", async () => [mount("/api/users", (await import("./users/users.index")).usersRouter)]),
   group("/api/user", async () => [mount("/api/user", (await import("./current-user/current-user.index")).currentUserRouter)]),
   group("/api/groups", async () => [mount("/api/groups", (await import("./groups/groups.index")).groupsRouter)]),

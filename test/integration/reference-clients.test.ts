@@ -160,6 +160,74 @@ describe("the Composer client (isw-da/composer-mcp) behind /composer", () => {
   });
 });
 
+describe("the Composer client's calls of the reference's own endpoints (issue 17), behind /composer", () => {
+  it("describes a table, creates a source from it, replaces it, tests the connection, manages the account's users and admins, pushes a token", async () => {
+    const supervisor = composerClient(SUPERVISOR.username, SUPERVISOR.password);
+    const accountName = unique("Composer Tenant");
+    const account = await supervisor.post("/api/accounts", { account: { name: accountName, disabled: false }, users: [] });
+    expectStep(account, 201, "create_account");
+    const accountId: string = account.json.id;
+    const adminName = unique("composer-admin");
+    const admin = await supervisor.post("/api/users", { name: adminName, password: PASSWORD, fullname: "Composer Admin", accountId, groups: ["Administrators"] });
+    expectStep(admin, 201, "create the admin");
+    const client = composerClient(adminName, PASSWORD);
+    const connection = await createConnection({ id: admin.json.id, username: adminName, password: PASSWORD, accountId }, connectionBody(unique("Warehouse")));
+
+    // tools/connections.py test_connection: POST /connections/{id}/test with {}.
+    const tested = await client.post(`/api/connections/${connection.id}/test`, {});
+    expectStep(tested, 200, "test_connection");
+    expect(tested.json).toMatchObject({ connected: true });
+
+    // tools/sources.py describe_entity: the SINGLE_COLLECTION data entity; it reads content (or nativeFields).
+    const described = await client.post("/api/sources/data-entities/describe", {
+      type: "SINGLE_COLLECTION",
+      singleCollection: { connectionId: connection.id, schema: "sales", collection: "orders" },
+    });
+    expectStep(described, 200, "describe_entity");
+    expect(described.json.content.length).toBeGreaterThan(0);
+
+    // create_source: storage naming the table, no nativeFields: the fields come from the table.
+    const source = await client.post("/api/sources", {
+      name: unique("Orders"),
+      description: "",
+      storage: { dataEntities: [{ id: "orders", name: "orders", type: "SINGLE_COLLECTION", singleCollection: { connectionId: connection.id, schema: "sales", collection: "orders" } }], joins: [] },
+    });
+    expectStep(source, 201, "create_source");
+    const sourceId: string = source.json.id;
+    const fields = await client.get(`/api/sources/${sourceId}/fields`);
+    expect(fields.json.content.map((f: { name: string }) => f.name).sort()).toEqual(described.json.content.map((f: { name: string }) => f.name).sort());
+
+    // clear_forced_filters: GET the source, set forcedFilters to [], PUT it back whole; then update_source with a new description.
+    const read = await client.get(`/api/sources/${sourceId}`);
+    expectStep(await client.put(`/api/sources/${sourceId}`, { ...read.json, forcedFilters: [] }), 200, "clear_forced_filters");
+    const updated = await client.put(`/api/sources/${sourceId}`, { ...read.json, description: "Orders, replaced" });
+    expectStep(updated, 200, "update_source");
+    expect(updated.json).toMatchObject({ id: sourceId, description: "Orders, replaced", connectionId: connection.id });
+
+    // tools/accounts.py: read the users, add one (the whole list written back), promote it (the whole admin list).
+    const users = await supervisor.get(`/api/accounts/${accountId}/users`);
+    expectStep(users, 200, "get_account_users");
+    expect(users.json).toEqual([{ id: admin.json.id, name: adminName }]);
+    const analyst = await supervisor.post("/api/users", { name: unique("composer-analyst"), password: PASSWORD, accountId });
+    expectStep(analyst, 201, "create a user");
+    const members = [...users.json, { id: analyst.json.id, name: analyst.json.name }];
+    expectStep(await supervisor.put(`/api/accounts/${accountId}/users`, members), 200, "add_users_to_account");
+    const admins = await client.get(`/api/accounts/${accountId}/admins`);
+    expectStep(admins, 200, "get_account_admins");
+    const promoted = await client.put(`/api/accounts/${accountId}/admins`, [...admins.json, { id: analyst.json.id, name: analyst.json.name }]);
+    expectStep(promoted, 200, "add_admins_to_account");
+    expect(promoted.json.map((u: { id: string }) => u.id).sort()).toEqual([admin.json.id, analyst.json.id].sort());
+
+    // tools/tokens.py mint_push_token: attributes as the map {key: [value]}, with the trusted client's Basic credentials.
+    const registered = await call("POST", "/api/trusted-access/clients", { body: { client_name: unique("composer-embed"), access_token_validity_seconds: 600, account_ids: [accountId] } });
+    expect(registered.status, registered.text).toBe(201);
+    const trusted = composerClient(registered.json.client_id, registered.json.client_secret);
+    const pushed = await trusted.post("/api/trusted-access/push/tokens", { username: unique("viewer"), account: accountName, groups: ["Users"], attributes: { partner_id: ["P_007"] } });
+    expectStep(pushed, 200, "mint_push_token");
+    expect(pushed.json.token_type).toBe("bearer");
+  });
+});
+
 describe("the Zoomdata provisioner (Zoomdata/admin-sample-provisioner) behind /zoomdata", () => {
   it("creates an account, reads it by name and deletes it by the id its links give", async () => {
     // createAccount: POST accounts with {name}; the tool prints response.name.

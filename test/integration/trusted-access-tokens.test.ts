@@ -100,7 +100,26 @@ describe("push: create or update the user, then a token", () => {
     expect(await attributesOf(user.id)).toEqual([{ k: "c", v: '["3"]' }]);
   });
 
+  it("takes the reference product's attribute map, a string or a one-value list per key, as the same attributes", async () => {
+    const username = unique("attrmap");
+    // isw-da/composer-mcp mint_push_token sends `attributes` as {"partner_id": ["P_007"]}; the issue's form is {"key": "value"}.
+    const res = await pushToken(client.credentials, { username, account: account.name, attributes: { partner_id: ["P_007"], region: "emea", none: [] } });
+    expect(res.status, res.text).toBe(200);
+    const user = await userNamed(username);
+    expect(await attributesOf(user.id)).toEqual([
+      { k: "none", v: "[]" },
+      { k: "partner_id", v: '["P_007"]' },
+      { k: "region", v: '["emea"]' },
+    ]);
+    // The map replaces the stored attributes as the list does.
+    expect((await pushToken(client.credentials, { username, account: account.name, attributes: { tier: "gold" } })).status).toBe(200);
+    expect(await attributesOf(user.id)).toEqual([{ k: "tier", v: '["gold"]' }]);
+  });
+
   it.each([
+    ["two values for an attribute in a map", (name: string) => ({ username: unique("u"), account: name, attributes: { k: ["1", "2"] } }), 400, "invalid_request"],
+    ["a map value that is not text", (name: string) => ({ username: unique("u"), account: name, attributes: { k: 7 } }), 400, "invalid_request"],
+    ["a map key that is blank", (name: string) => ({ username: unique("u"), account: name, attributes: { "": "v" } }), 400, "invalid_request"],
     ["an unknown group", (name: string) => ({ username: unique("u"), account: name, groups: ["Users", "No Such Group"] }), 400, "invalid_request"],
     ["an unknown account", () => ({ username: unique("u"), account: unique("Nowhere") }), 400, "invalid_request"],
     ["no username", (name: string) => ({ account: name }), 400, "invalid_request"],

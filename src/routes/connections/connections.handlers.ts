@@ -1,7 +1,7 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
-import { connectorEnvironment, createConnector, type ColumnDescription } from "../../connectors";
+import { connectorEnvironment, createConnector, type ColumnDescription, type Connector } from "../../connectors";
 import {
   findConnectionWithType,
   inJsonList,
@@ -172,9 +172,20 @@ export const validate: AppRouteHandler<typeof routes.validate> = async (c) => {
   const body = c.req.valid("json");
   const checked = await checkedConnection(c, body, c.req.valid("query"), body.id ?? "");
   const connector = createConnector(checked.type.connectorId, checked.values, checked.environment, { accountId: checked.accountId, database: c.get("db") });
-  const { connected, message, warning } = await connector.test();
-  return c.json({ connected, message, ...(warning ? { warning } : {}) }, 200);
+  return c.json(await validationResultOf(connector), 200);
 };
+
+/** A stored connection of the account, tested as it is stored: one D1 read, then the connector. */
+export const test: AppRouteHandler<typeof routes.test> = async (c) => {
+  const { connector } = await openStoredConnection(c, c.req.valid("param").connectionId, c.req.valid("query").suppressWarnings);
+  return c.json(await validationResultOf(connector), 200);
+};
+
+/** A ConnectionValidationResult: the connector's test never throws (src/connectors/connection-test.ts). */
+async function validationResultOf(connector: Connector) {
+  const { connected, message, warning } = await connector.test();
+  return { connected, message, ...(warning ? { warning } : {}) };
+}
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
   const row = await findConnectionWithType(c.get("db"), userOf(c).accountId, c.req.valid("param").connectionId);

@@ -63,6 +63,21 @@ export const validate = defineRoute({
   responses: { 200: jsonContent(ValidationResultSchema, "What connecting gave") },
 });
 
+export const test = defineRoute({
+  method: "post",
+  path: "/{connectionId}/test",
+  tags,
+  summary: "Test a stored connection: really connect with its stored parameters (ROLE_MANAGE_CONNECTIONS)",
+  description:
+    "The path the reference product's clients call (isw-da/composer-mcp test_connection); any body is ignored. As E7: a connection that cannot " +
+    "connect is a 200 with `connected: false` and why; stored parameters that no longer pass the checks (a host now refused) are a 400.",
+  access: manager,
+  problemLevels: bothLevels,
+  errors: ["NOT_FOUND", "CONNECTION_TYPE_DISABLED", "CONNECTION_DISABLED", "CONNECTION_SECRETS_UNAVAILABLE"],
+  request: { params: ConnectionIdParamSchema, query: SuppressWarningsQuerySchema },
+  responses: { 200: jsonContent(ValidationResultSchema, "What connecting gave") },
+});
+
 export const getOne = defineRoute({
   method: "get",
   path: "/{connectionId}",

@@ -3,12 +3,49 @@ import { DataTypeSchema } from "../source-fields/fields.schemas";
 import { nameString } from "../../lib/text-schemas";
 import { ConnectionIdSchema } from "../connections/connections.schemas";
 
-export const DataEntityDescribeRequestSchema = z
+/** The reference product's SINGLE_COLLECTION data entity names its table here: a connection, a schema and a collection. */
+export const SingleCollectionSchema = z
   .strictObject({
     connectionId: ConnectionIdSchema.openapi({ description: "A connection of the caller's account." }),
     schema: nameString(255).openapi({ example: "sales" }),
-    table: nameString(255).openapi({ example: "customers" }),
+    collection: nameString(255).openapi({ description: "The table or view.", example: "customers" }),
   })
+  .openapi("SingleCollection");
+
+const OUR_MEMBERS = ["connectionId", "schema", "table"] as const;
+
+/**
+ * Ours (`connectionId`, `schema`, `table`) or the reference product's data entity
+ * (`{type: "SINGLE_COLLECTION", singleCollection: {connectionId, schema, collection}}`, as
+ * isw-da/composer-mcp describe_entity sends it): one form or the other, never both.
+ */
+export const DataEntityDescribeRequestSchema = z
+  .strictObject({
+    connectionId: ConnectionIdSchema.optional().openapi({ description: "A connection of the caller's account (or `singleCollection.connectionId`)." }),
+    schema: nameString(255).optional().openapi({ example: "sales" }),
+    table: nameString(255).optional().openapi({ example: "customers" }),
+    type: z.enum(["SINGLE_COLLECTION"]).optional().openapi({ description: "The reference product's data entity kind: SINGLE_COLLECTION, the only one." }),
+    id: z.string().max(255).optional().openapi({ description: "The reference product's data entity id: accepted and not used." }),
+    name: z.string().max(255).optional().openapi({ description: "The reference product's data entity name: accepted and not used." }),
+    singleCollection: SingleCollectionSchema.optional().openapi({
+      description: "Alias: the reference product's data entity. Stands for `connectionId`, `schema` and `table` (`collection`); give one form, not both.",
+    }),
+  })
+  .superRefine((body, ctx) => {
+    const ours = OUR_MEMBERS.filter((member) => body[member] !== undefined);
+    if (body.singleCollection) {
+      for (const member of ours) ctx.addIssue({ code: "custom", path: [member], message: "Given beside singleCollection: give one form of the table, not both" });
+      return;
+    }
+    for (const member of OUR_MEMBERS) {
+      if (body[member] === undefined) ctx.addIssue({ code: "custom", path: [member], message: "Required (or give singleCollection)" });
+    }
+  })
+  .transform((body) =>
+    body.singleCollection
+      ? { connectionId: body.singleCollection.connectionId, schema: body.singleCollection.schema, table: body.singleCollection.collection }
+      : { connectionId: body.connectionId!, schema: body.schema!, table: body.table! },
+  )
   .openapi("DataEntityDescribeRequest");
 
 const NativeFieldDefinitionSchema = z

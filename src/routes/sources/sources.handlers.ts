@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { asViewUsages, selectViewsOfSource } from "../../db/materialized-views";
@@ -5,15 +6,20 @@ import { loadSource, readableBy, requireSource, selectSourceWithAccess } from ".
 import { inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
+import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
 import type { UserPrincipal } from "../../domain/principal";
 import { aliased } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision, patchChanges } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision, patchChanges } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
+import type { AppEnv } from "../../lib/types";
+import type { Context } from "hono";
 import { VOLUME_METRIC } from "../custom-metrics/metrics.model";
 import { buildField, chooseFieldName, nativeDataType } from "../source-fields/fields.model";
+import { nativeFieldsOfTable } from "../data-entities/table-fields";
+import { FieldCreateSchema, type FieldInput } from "../source-fields/fields.schemas";
 import type { SourceCreate } from "./sources.schemas";
 import type * as routes from "./sources.routes";
 
@@ -60,12 +66,30 @@ function connectionAndFieldsOf(body: SourceCreate) {
   const at = "body.storage.dataEntities[0]";
   const connection = { name: `${at}.singleCollection.connectionId`, value: entity?.singleCollection?.connectionId };
   const nativeFields = { name: `${at}.nativeFields`, value: entity?.nativeFields };
+  const connectionId = aliased({ name: "body.connectionId", value: body.connectionId }, connection);
+  const fields = aliased({ name: "body.fields", value: body.fields }, nativeFields);
+  const { schema, collection } = entity?.singleCollection ?? {};
   return {
-    connectionId: aliased({ name: "body.connectionId", value: body.connectionId }, connection),
+    connectionId,
     connectionMember: body.connectionId === undefined && connection.value !== undefined ? connection.name : "body.connectionId",
-    fields: aliased({ name: "body.fields", value: body.fields }, nativeFields) ?? [],
+    fields: fields ?? [],
     fieldsMember: body.fields === undefined && nativeFields.value !== undefined ? nativeFields.name : "body.fields",
+    // The reference's storage names a table and sends no fields: they are read from the table.
+    table: fields === undefined && connectionId && schema && collection ? { connectionId, schema, table: collection } : undefined,
+    tableMember: `${at}.singleCollection.collection`,
   };
+}
+
+/** The fields of the table a create's storage names; the connection and the table are members of the body, so their absence is a 400 naming them. */
+async function fieldsOfStorageTable(c: Parameters<AppRouteHandler<typeof routes.create>>[0], given: ReturnType<typeof connectionAndFieldsOf>): Promise<FieldInput[]> {
+  try {
+    // Through the schema a body's fields go through, so that they get the same defaults (visible, ...).
+    return z.array(FieldCreateSchema).parse(await nativeFieldsOfTable(c, given.table!, c.req.valid("query").suppressWarnings));
+  } catch (err) {
+    if (err instanceof ApiError && err.errorCode === "NOT_FOUND") throw invalid(given.connectionMember, "No connection with this id in the account");
+    if (err instanceof ApiError && err.errorCode === "DATA_STORE_NOT_FOUND") throw invalid(given.tableMember, err.message);
+    throw err;
+  }
 }
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
@@ -76,10 +100,11 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const accountId = principal.accountId;
 
   const given = connectionAndFieldsOf(body);
+  const inputs = given.table ? await fieldsOfStorageTable(c, given) : given.fields;
   const taken = new Set<string>([VOLUME_METRIC.name]);
   const problems: Problem[] = [];
   let nameUsedTwice = false;
-  const fields = given.fields.flatMap((input, i) => {
+  const fields = inputs.flatMap((input, i) => {
     if (input.origin.type !== "NATIVE") {
       problems.push({ name: `${given.fieldsMember}[${i}].origin.type`, message: "Fields created with a source must be NATIVE", level: "ERROR" });
       return [];
@@ -156,26 +181,79 @@ export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
 
 export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
   const body = c.req.valid("json");
-  const db = c.get("db");
-  const principal = c.get("principal");
-  const { source } = await loadSource(db, principal, c.req.valid("param").sourceId, "WRITE");
+  const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "WRITE");
   checkIfMatch(c, source.revision);
-  let updated;
-  try {
-    updated = await db
-      .update(sources)
-      .set(patchChanges(body, principal))
-      .where(and(eq(sources.id, source.id), ifMatchGuard(c, sources.revision, source.revision)))
-      .returning()
-      .get();
-  } catch (err) {
-    if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name ?? source.name);
-    throw err;
-  }
-  if (!updated) throw new ApiError("PRECONDITION_FAILED", "The source was changed concurrently; reload it and retry");
+  const updated = await writeSource(c, source, patchChanges(body, c.get("principal")), []);
   c.header("ETag", etagOf(updated.revision));
   return c.json(toSource(updated), 200);
 };
+
+/**
+ * The reference product's PUT: the source's own members replaced as a whole, in one batch with the
+ * guards that what it names still holds (its connection is the account's; no field uses
+ * facetFiltering once TEXT_SEARCH is gone). Two round trips, as PATCH.
+ */
+export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
+  const body = c.req.valid("json");
+  const db = c.get("db");
+  const principal = c.get("principal");
+  const { sourceId } = c.req.valid("param");
+  assertSameId(body.id, sourceId);
+  const entity = body.storage?.dataEntities[0];
+  if (body.fields !== undefined) throw invalid("body.fields", "Fields are changed through /api/sources/{sourceId}/fields, not by replacing the source");
+  if (entity?.nativeFields !== undefined) {
+    throw invalid("body.storage.dataEntities[0].nativeFields", "Fields are changed through /api/sources/{sourceId}/fields, not by replacing the source");
+  }
+  const connection = { name: "body.storage.dataEntities[0].singleCollection.connectionId", value: entity?.singleCollection?.connectionId };
+  const connectionId = aliased({ name: "body.connectionId", value: body.connectionId ?? undefined }, connection) ?? null;
+  const connectionMember = body.connectionId == null && connection.value !== undefined ? connection.name : "body.connectionId";
+
+  const { source } = await loadSource(db, principal, sourceId, "WRITE");
+  checkIfMatch(c, source.revision);
+  if (body.accountId !== undefined && body.accountId !== source.accountId) throw invalid("body.accountId", "A source cannot move to another account");
+  const features = [...new Set(body.features)];
+  const guards: BatchItem<"sqlite">[] = [
+    ...(connectionId === null ? [] : [refuseUnlessConnectionExists(db, source.accountId, connectionId)]),
+    ...(features.includes("TEXT_SEARCH") ? [] : [refuseWhen(db, WRITE_CONFLICT_GUARD, fieldsUseFacetFiltering(source.id), "facet_filtering_needs_text_search")]),
+  ];
+  const changes = { name: body.name, description: body.description ?? null, connectionId, features, enabled: body.enabled, revision: newRevision(), ...auditForUpdate(principal) };
+  let updated: SourceRow;
+  try {
+    updated = await writeSource(c, source, changes, guards);
+  } catch (err) {
+    // Another account's connection and a missing one get the same answer.
+    if (refusedFor(err, "connection_missing")) throw invalid(connectionMember, "No connection with this id in the account");
+    if (refusedBy(err, WRITE_CONFLICT_GUARD)) {
+      throw invalid("body.features", "Fields of the source use facetFiltering, which needs TEXT_SEARCH: keep the feature, or turn facetFiltering off on them first");
+    }
+    throw err;
+  }
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toSource(updated), 200);
+};
+
+const fieldsUseFacetFiltering = (sourceId: string) =>
+  sql`EXISTS (SELECT 1 FROM source_items WHERE source_id = ${sourceId} AND kind = 'FIELD' AND json_extract(body, '$.facetFiltering') IS NOT NULL)`;
+
+/** The update of a source after `guards`, in one batch, guarded by If-Match: a taken name is 409, a lost race 412. */
+async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Partial<SourceRow>, guards: BatchItem<"sqlite">[]): Promise<SourceRow> {
+  const db = c.get("db");
+  const update = db
+    .update(sources)
+    .set(changes)
+    .where(and(eq(sources.id, source.id), ifMatchGuard(c, sources.revision, source.revision)))
+    .returning();
+  let rows: SourceRow[];
+  try {
+    const statements: BatchItem<"sqlite">[] = [...guards, update];
+    rows = (await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])).at(-1) as SourceRow[];
+  } catch (err) {
+    if (isConstraintError(err, "UNIQUE")) throw nameTaken(changes.name ?? source.name);
+    throw err;
+  }
+  if (!rows[0]) throw new ApiError("PRECONDITION_FAILED", "The source was changed concurrently; reload it and retry");
+  return rows[0];
+}
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const db = c.get("db");

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineRoute, jsonBody, jsonContent, noContent } from "../../lib/openapi";
+import { SuppressWarningsQuerySchema } from "../connections/connections.schemas";
+import { DATA_STORE_ERRORS } from "../connections/data-store";
 import {
   PermissionListSchema,
   SourceCreateSchema,
@@ -7,6 +9,7 @@ import {
   SourceListQuerySchema,
   SourcePageSchema,
   SourcePatchSchema,
+  SourceReplaceSchema,
   SourceSchema,
   SourceSecuritySchema,
 } from "./sources.schemas";
@@ -31,9 +34,13 @@ export const create = defineRoute({
   path: "/",
   tags,
   summary: "Create a source (with its native fields, and the Volume metric)",
+  description:
+    "With the reference product's `storage` naming a table (`singleCollection`: connectionId, schema, collection) and no fields, the fields are read " +
+    "from the table, as POST /api/sources/data-entities/describe answers them: the connection's data store is then reached, and can answer its errors.",
   access: { kind: "privilege", privilege: "ROLE_CREATE_SOURCES" },
-  errors: ["DUPLICATED", "QUOTA_EXCEEDED"],
-  request: { body: jsonBody(SourceCreateSchema) },
+  problemLevels: ["ERROR", "WARNING"],
+  errors: ["DUPLICATED", "QUOTA_EXCEEDED", "CONNECTION_TYPE_DISABLED", "CONNECTION_DISABLED", "CONNECTION_SECRETS_UNAVAILABLE", ...DATA_STORE_ERRORS],
+  request: { query: SuppressWarningsQuerySchema, body: jsonBody(SourceCreateSchema) },
   responses: { 201: jsonContent(SourceSchema, "The source was created") },
 });
 
@@ -59,6 +66,21 @@ export const patch = defineRoute({
   errors: ["NOT_FOUND", "FORBIDDEN", "DUPLICATED", "PRECONDITION_FAILED"],
   request: { params, body: jsonBody(SourcePatchSchema) },
   responses: { 200: jsonContent(SourceSchema, "The source was changed") },
+});
+
+export const replace = defineRoute({
+  method: "put",
+  path: "/{sourceId}",
+  tags,
+  summary: "Replace a source's own members: name, description, connection, features, enabled (WRITE)",
+  description:
+    "A full replace (the reference product's PUT, as its clients send it: what GET answered, changed). Its fields and metrics stay: they are " +
+    "changed through their own endpoints. It never creates (a missing source is a 404). Removing TEXT_SEARCH while a field uses facetFiltering is a 400.",
+  access: authenticated,
+  objectPermission: "source:WRITE",
+  errors: ["NOT_FOUND", "FORBIDDEN", "DUPLICATED", "PRECONDITION_FAILED", "ID_MISMATCH"],
+  request: { params, body: jsonBody(SourceReplaceSchema) },
+  responses: { 200: jsonContent(SourceSchema, "The source was replaced") },
 });
 
 export const remove = defineRoute({

@@ -49,7 +49,11 @@ const SourceStorageSchema = z
               collection: z.string().max(255).optional(),
             })
             .optional()
-            .openapi({ description: "`connectionId` stands for the source's; `schema` and `collection` (the table) are accepted and not kept." }),
+            .openapi({
+              description:
+                "`connectionId` stands for the source's; `schema` and `collection` name the table. On create without fields (`nativeFields`, `fields`), " +
+                "the source's fields are read from that table. The table is not kept.",
+            }),
           nativeFields: InlineFieldsSchema.optional().openapi({ description: "Alias of the source's `fields`." }),
         }),
       )
@@ -72,13 +76,51 @@ export const SourceCreateSchema = z
     storage: SourceStorageSchema.optional().openapi({
       description:
         "Alias: the reference product's shape. `storage.dataEntities[0].singleCollection.connectionId` stands for `connectionId` and " +
-        "`storage.dataEntities[0].nativeFields` for `fields` (each may be given in both places only with the same value). Fields are not read " +
-        "from the data store: send them, or describe the table first (POST /api/sources/data-entities/describe).",
+        "`storage.dataEntities[0].nativeFields` for `fields` (each may be given in both places only with the same value). Without fields, and with " +
+        "`singleCollection` naming a connection, schema and collection, the fields are read from that table (as POST /api/sources/data-entities/describe answers them).",
     }),
   }))
   .openapi("SourceCreate");
 
 export type SourceCreate = z.infer<typeof SourceCreateSchema>;
+
+/**
+ * PUT: the source's own members, replaced as a whole (an omitted description or connection becomes
+ * none, omitted features none, omitted enabled true). What GET answers may be sent back as it is:
+ * its read-only members are accepted and not used. Fields and metrics are sub-resources, changed
+ * through their own endpoints.
+ */
+export const SourceReplaceSchema = z
+  .object({
+    id: z.string().max(64).optional().openapi({ description: "Must equal the path's id when given (400 ID_MISMATCH)." }),
+    name: nameString(255, { trim: true }),
+    description: textString(1024).nullable().optional(),
+    connectionId: ConnectionIdSchema.nullable()
+      .optional()
+      .openapi({ description: "A connection of the account, or null (omitted: null). Another account's, or none with this id, is a 400." }),
+    features: z.array(FeatureSchema).max(32).default([]),
+    enabled: z.boolean().default(true),
+    accountId: z.string().max(64).optional().openapi({ description: "The source's account when given: a source never moves (400 otherwise)." }),
+    ownerUserId: z.string().max(64).nullable().optional().openapi({ description: "Read-only: accepted and not used." }),
+    createdByUserID: z.string().max(64).optional().openapi({ description: "Read-only: accepted and not used." }),
+    createdDate: z.string().max(64).optional().openapi({ description: "Read-only: accepted and not used." }),
+    lastModifiedByUserID: z.string().max(64).optional().openapi({ description: "Read-only: accepted and not used." }),
+    lastModifiedDate: z.string().max(64).optional().openapi({ description: "Read-only: accepted and not used." }),
+    storage: SourceStorageSchema.optional().openapi({
+      description:
+        "Alias, as on create: `storage.dataEntities[0].singleCollection.connectionId` stands for `connectionId`. Its `nativeFields` are refused " +
+        "(400): fields are changed through /api/sources/{sourceId}/fields.",
+    }),
+    fields: z.array(z.unknown()).optional().openapi({ description: "Refused (400): fields are changed through /api/sources/{sourceId}/fields." }),
+    forcedFilters: z
+      .array(z.unknown())
+      .max(0, "Row security (forced filters) does not exist here: no source can have them")
+      .optional()
+      .openapi({ description: "The reference product's row security: only an empty list is accepted (no source here has forced filters)." }),
+  })
+  .openapi("SourceReplace");
+
+export type SourceReplace = z.infer<typeof SourceReplaceSchema>;
 
 export const SourcePatchSchema = z
   .strictObject({

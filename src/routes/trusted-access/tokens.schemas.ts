@@ -15,6 +15,28 @@ const UserAttributeSchema = z
   })
   .openapi("UserAttribute");
 
+const MAX_ATTRIBUTES = 100;
+
+const UserAttributeListSchema = z
+  .array(UserAttributeSchema)
+  .max(MAX_ATTRIBUTES)
+  .superRefine((attributes, ctx) => {
+    const seen = new Set<string>();
+    attributes.forEach((a, i) => {
+      if (seen.has(a.key)) ctx.addIssue({ code: "custom", path: [i, "key"], message: `The key '${a.key}' is given twice` });
+      seen.add(a.key);
+    });
+  });
+
+/** The map the reference product's clients send (isw-da/composer-mcp mint_push_token): key to one value, bare or in a list. */
+const UserAttributeMapSchema = z
+  .record(nameString(255), z.union([textString(1024), z.array(textString(1024)).max(1, "At most one value, as in the reference product")]))
+  .refine((map) => Object.keys(map).length <= MAX_ATTRIBUTES, `At most ${MAX_ATTRIBUTES} attributes`)
+  .openapi("UserAttributeMap");
+
+const attributeListOf = (map: Record<string, string | string[]>) =>
+  Object.entries(map).map(([key, value]) => ({ key, values: typeof value === "string" ? [value] : value }));
+
 export const AccessTokenPushRequestSchema = z
   .strictObject({
     username: UsernameSchema.openapi({ description: "Created in the account if no user has this name; updated if it is a user of the account." }),
@@ -31,17 +53,14 @@ export const AccessTokenPushRequestSchema = z
           "user keeps its groups and a new one joins `Users`. An unknown name is `invalid_request`.",
       }),
     attributes: z
-      .array(UserAttributeSchema)
-      .max(100)
-      .superRefine((attributes, ctx) => {
-        const seen = new Set<string>();
-        attributes.forEach((a, i) => {
-          if (seen.has(a.key)) ctx.addIssue({ code: "custom", path: [i, "key"], message: `The key '${a.key}' is given twice` });
-          seen.add(a.key);
-        });
-      })
+      .union([UserAttributeListSchema, UserAttributeMapSchema])
+      .transform((given) => (Array.isArray(given) ? given : attributeListOf(given)))
       .optional()
-      .openapi({ description: "Replace the user's attributes as a whole (keys unique); omitted: kept." }),
+      .openapi({
+        description:
+          "Replace the user's attributes as a whole; omitted: kept. A list of `{key, values}` (keys unique), or the reference product's map " +
+          "`{\"key\": \"value\"}` / `{\"key\": [\"value\"]}` (the same attributes: a string is its one value).",
+      }),
   })
   .openapi("AccessTokenPushRequest");
 

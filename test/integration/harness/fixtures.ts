@@ -294,6 +294,13 @@ async function createView(world: World): Promise<PathParams> {
   return { id: (await createWithinLimit(world, "materialized view", "/api/materialized-views", viewBody(world, sourceId), 200, "TOO_MANY_MATERIALIZED_VIEWS")).id };
 }
 
+/** The world's account, and its users (or administrators) as they are now, for a PUT that changes nothing. */
+async function accountMemberParams(world: World, list: "users" | "admins"): Promise<PathParams> {
+  const res = await call("GET", `/api/accounts/${world.account.id}/${list}`);
+  return { accountId: world.account.id, listed: JSON.stringify((await expectStatus(`account ${list}`, res, 200)).json) };
+}
+const listedMembers = (params: PathParams) => (params.listed ? JSON.parse(params.listed) : []) as { id: string; name: string }[];
+
 export const FIXTURES: Record<string, FixtureEntry> = {
   "/api/accounts": {
     bodies: { POST: (w) => ({ name: w.name("Account"), senderDisplayName: `sender of ${w.marker}` }) },
@@ -302,6 +309,15 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     // A disposable account of its own: the world's account is never renamed or deleted.
     params: async (w) => ({ id: (await createAccount(w.name("Account"))).id }),
     bodies: { PUT: (w) => ({ name: w.name("Account") }), PATCH: (w) => ({ senderDisplayName: `sender of ${w.marker}` }) },
+  },
+  // A PUT must name the account's users (admins) as they are: the params carry the list read when they are made.
+  "/api/accounts/{accountId}/users": {
+    params: (w) => accountMemberParams(w, "users"),
+    bodies: { PUT: (_w, p) => listedMembers(p) },
+  },
+  "/api/accounts/{accountId}/admins": {
+    params: (w) => accountMemberParams(w, "admins"),
+    bodies: { PUT: (_w, p) => listedMembers(p) },
   },
   "/api/accounts/name/{name}": {
     params: async (w) => ({ name: (await createAccount(w.name("Account"))).name }),
@@ -346,7 +362,11 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   "/api/sources/{sourceId}": {
     params: sourceParams,
-    bodies: { PATCH: (w) => ({ description: `changed source of ${w.marker}` }) },
+    bodies: {
+      PATCH: (w) => ({ description: `changed source of ${w.marker}` }),
+      PUT: (w) => ({ name: w.name("Source"), description: `replaced source of ${w.marker}`, enabled: true }),
+    },
+    references: { connectionId: (w, _p, value) => ({ name: w.name("Source"), connectionId: value }) },
   },
   "/api/sources/{sourceId}/permissions": {
     params: sourceParams,
@@ -503,6 +523,7 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     upsertsById: ["PUT"],
   },
   "/api/connections/{connectionId}/schema": { params: sharedConnectionParams },
+  "/api/connections/{connectionId}/test": { params: sharedConnectionParams },
   "/api/connections/{connectionId}/schema/{schemaName}/describe": {
     params: async (w) => ({ ...(await sharedConnectionParams(w)), schemaName: "sales" }),
   },
