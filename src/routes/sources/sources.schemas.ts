@@ -91,9 +91,9 @@ export type SourceCreate = z.infer<typeof SourceCreateSchema>;
  * through their own endpoints.
  */
 export const SourceReplaceSchema = z
-  .object({
+  .strictObject(withReadOnlyMembers(SourceSchema, {
     id: z.string().max(64).optional().openapi({ description: "Must equal the path's id when given (400 ID_MISMATCH)." }),
-    name: nameString(255, { trim: true }),
+    name: nameString(255),
     description: textString(1024).nullable().optional(),
     connectionId: ConnectionIdSchema.nullable()
       .optional()
@@ -117,7 +117,7 @@ export const SourceReplaceSchema = z
       .max(0, "Row security (forced filters) does not exist here: no source can have them")
       .optional()
       .openapi({ description: "The reference product's row security: only an empty list is accepted (no source here has forced filters)." }),
-  })
+  }))
   .openapi("SourceReplace");
 
 export type SourceReplace = z.infer<typeof SourceReplaceSchema>;
