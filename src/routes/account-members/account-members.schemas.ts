@@ -14,7 +14,7 @@ export const UserViewListSchema = z.array(UserViewSchema).openapi("UserViewList"
 
 /** What a PUT names: a user by its id, its name, or both (then they must agree). */
 const UserRefSchema = z
-  .object({
+  .strictObject({
     id: z.string().min(1).max(64).optional(),
     name: UsernameSchema.optional(),
   })
