@@ -22,6 +22,8 @@ say() { printf '\n# %s\n' "$*"; }
 call() {
   local expected=$1; shift
   local status
+  # Emptied first: curl leaves the file as it was when the answer has no body (a 304).
+  : >"$BODY_FILE"
   status=$(curl -sS -o "$BODY_FILE" -D "$HEADER_FILE" -w '%{http_code} %{method} %{url_effective}' "$@")
   BODY=$(cat "$BODY_FILE")
   printf '%s\n' "$status"
