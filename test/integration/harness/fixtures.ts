@@ -366,7 +366,18 @@ export const FIXTURES: Record<string, FixtureEntry> = {
       PATCH: (w) => ({ description: `changed source of ${w.marker}` }),
       PUT: (w) => ({ name: w.name("Source"), description: `replaced source of ${w.marker}`, enabled: true }),
     },
-    references: { connectionId: (w, _p, value) => ({ name: w.name("Source"), connectionId: value }) },
+    references: {
+      connectionId: (w, _p, value) => ({ name: w.name("Source"), connectionId: value }),
+      "storage.dataEntities[].singleCollection.connectionId": (w, _p, value) => ({
+        name: w.name("Source"),
+        storage: { dataEntities: [{ type: "SINGLE_COLLECTION", singleCollection: { connectionId: value, schema: "sales", collection: "orders" } }] },
+      }),
+      // Refused on PUT whatever they name (fields change through /fields): the matrix sees a 400.
+      "storage.dataEntities[].nativeFields[].origin.derivedOrigin.calendarId": (w, _p, value) => ({
+        name: w.name("Source"),
+        storage: { dataEntities: [{ nativeFields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }] }] },
+      }),
+    },
   },
   "/api/sources/{sourceId}/permissions": {
     params: sourceParams,
@@ -538,6 +549,9 @@ export const FIXTURES: Record<string, FixtureEntry> = {
       return {};
     },
     bodies: { POST: (w) => ({ connectionId: sharedConnectionId(w), schema: "sales", table: "customers" }) },
+    references: {
+      "singleCollection.connectionId": (_w, _p, value) => ({ type: "SINGLE_COLLECTION", singleCollection: { connectionId: value, schema: "sales", collection: "customers" } }),
+    },
   },
   "/api/materialized-views": {
     // No path parameters: this makes the source and the connection the body names exist first.
@@ -584,6 +598,10 @@ export const REFERENCE_MEMBERS: Record<string, ReferenceTarget> = {
   parent_id: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   folder_ids: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   dataEntityId: { notAReference: "names a table of the source's remote database, not an object of this API" },
+  // Read-only members a PUT of a source takes back as GET answered them, and does not use.
+  ownerUserId: { notAReference: "read-only on PUT /api/sources/{sourceId}: accepted and not used" },
+  createdByUserID: { notAReference: "read-only audit member: accepted and not used" },
+  lastModifiedByUserID: { notAReference: "read-only audit member: accepted and not used" },
 };
 
 /** Member names that look like references to other objects. */
