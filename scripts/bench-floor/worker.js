@@ -19,6 +19,7 @@ export default {
       for (const [id, plan] of Object.entries(await request.json())) plans.set(id, plan);
       return new Response("registered");
     }
+    if (url.pathname === "/__domain-work") return Response.json(Object.keys(DOMAIN_WORK));
     const slash = url.pathname.indexOf("/", 1);
     const plan = plans.get(url.pathname.slice(1, slash < 0 ? undefined : slash));
     const text = request.body === null ? "" : await request.text();
