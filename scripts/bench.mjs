@@ -1,171 +1,355 @@
-// npm run bench: starts the Worker locally (wrangler dev on a fresh local D1 with the real
-// migrations), seeds the scenarios' data through the API itself (plus one bulk SQL file for
-// the 20,000-field source, loaded while the Worker is stopped), then drives each scenario with
-// a closed-loop load generator and prints requests/s, p50, p99 and D1 round trips per request
-// (the Worker reports them in X-D1-Round-Trips when EXPOSE_D1_ROUND_TRIPS is true). Each read is
-// compared with its floor: a bare Worker making the same D1 round trip on the same data. Last it
-// measures the CPU time of validating a 1,000-character expression, outside the Worker.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// npm run bench: every operation of the OpenAPI document that has harness fixtures, measured
+// against its own floor, alternated in one run (docs/performance.md says why and how).
+//
+// 1. Starts the service (wrangler dev, fresh local D1, real migrations) with EXPOSE_D1_STATEMENTS,
+//    reads its document (GET /api/openapi.json) and, for each operation, makes its fixtures through
+//    the integration harness (bundled for Node: scripts/bench-harness/) and sends the registry's
+//    valid request twice, recording the D1 statements each made: the operation's floor plan
+//    (scripts/bench-plan.mjs).
+// 2. Stops it, copies its D1 state for the floor, and starts both Workers at once: the service
+//    (no statement recording) and the floor (scripts/bench-floor/), which replays each plan.
+// 3. For each operation: ROUNDS slices of the service then the floor, closed-loop load at
+//    CONCURRENCY; the medians of the rounds make its row.
+// Knobs: BENCH_SECONDS (per slice), BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_ROUTES (a regex on
+// "METHOD /template"), BENCH_DELETE_POOL (objects per round for a DELETE), BENCH_PORT (the floor
+// takes the next port).
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertNode22, runWrangler, startWrangler } from "./wrangler.mjs";
-import { bulkSql, evictionProbe, scenarios, seed } from "./bench-scenarios.mjs";
+import { loadHarness } from "./bench-harness/build.mjs";
+import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
 
 assertNode22();
-const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
+const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 0.75) * 1000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
-const SUPERVISOR = { username: "bench-supervisor", password: "bench-supervisor-password" };
-const base = `http://127.0.0.1:${PORT}`;
+const ROUTES = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
+// 20 a round: a run stays short, and 3 rounds stay under an account's 100 materialized views.
+const DELETE_POOL = Number(process.env.BENCH_DELETE_POOL ?? 20);
+const WARM_UP = 10;
+/** Ratio to its floor each row must reach: reads 0.90, writes 0.85 (issue 16). */
+const targetOf = (method) => (method === "GET" ? 0.9 : 0.85);
+/**
+ * Operations that talk to a remote data store: no D1 floor can stand for that. Those that name one
+ * in their errors, and E7 validate, whose failures to connect are a 200 `connected: false`.
+ */
+const DATA_STORE_ERROR = "DATA_STORE_UNREACHABLE";
+const TALKS_TO_DATA_STORE = new Set(["POST /api/connections/validate"]);
+const talksToDataStore = (op) => TALKS_TO_DATA_STORE.has(op.key) || Object.values(op.responses).some((r) => r["x-error-codes"]?.includes(DATA_STORE_ERROR));
 
-const state = mkdtempSync(join(tmpdir(), "amapi-bench-"));
-let worker;
-const stopWorker = async () => {
-  if (!worker) return;
-  const exited = new Promise((resolve) => worker.once("exit", resolve));
-  worker.kill("SIGTERM");
-  await exited;
-  worker = undefined;
-};
+const service = `http://127.0.0.1:${PORT}`;
+const floor = `http://127.0.0.1:${PORT + 1}`;
+const work = mkdtempSync(join(tmpdir(), "amapi-bench-"));
+const serviceState = join(work, "service");
+const floorState = join(work, "floor");
+const running = new Set();
 process.on("exit", () => {
-  worker?.kill("SIGTERM");
-  rmSync(state, { recursive: true, force: true });
+  for (const child of running) child.kill("SIGTERM");
+  rmSync(work, { recursive: true, force: true });
 });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
-async function startWorker(config = "wrangler.toml") {
-  worker = startWrangler(
-    [
-      "dev", "--config", config, "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", state, "--show-interactive-dev-session=false",
-      "--var", "EXPOSE_D1_ROUND_TRIPS:true",
-      "--var", `SUPERVISOR_USERNAME:${SUPERVISOR.username}`,
-      "--var", `SUPERVISOR_PASSWORD:${SUPERVISOR.password}`,
-      "--var", "CREDENTIAL_CACHE_TTL_SECONDS:600",
-      "--var", "PAGE_TOKEN_KEY:bench-page-token-key",
-      // Connections (scripts/bench-connections.mjs): the sample PostgreSQL listens on the loopback address.
-      "--var", "CONNECTION_SECRETS_KEY:bench-connection-secrets-key",
-      "--var", "CONNECTOR_ALLOWED_HOSTS:127.0.0.1",
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
+function start(config, port, state, vars = []) {
+  const child = startWrangler(
+    ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars.flatMap((v) => ["--var", v])],
+    { stdio: ["ignore", "ignore", "pipe"] },
   );
-  await waitUntilUp();
+  running.add(child);
+  // What it says goes to the console only if it dies on its own (being stopped, its bundler may complain).
+  let said = "";
+  child.stderr.on("data", (chunk) => (said = (said + chunk).slice(-20_000)));
+  child.once("exit", (code) => {
+    running.delete(child);
+    if (!child.stopping) console.error(`wrangler dev (${config}) exited with ${code}:\n${said}`);
+  });
+  return child;
 }
 
+async function stop(child) {
+  if (child.exitCode !== null) return;
+  child.stopping = true;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+async function waitUntilUp(base, path) {
+  for (let i = 0; i < 240; i++) {
+    try {
+      const res = await fetch(base + path);
+      await res.arrayBuffer();
+      return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${base} did not start`);
+}
+
+const SERVICE_VARS = [
+  "EXPOSE_D1_ROUND_TRIPS:true",
+  // The harness's supervisor (test/integration/helpers.ts).
+  "SUPERVISOR_USERNAME:supervisor",
+  "SUPERVISOR_PASSWORD:supervisor-test-password",
+  "CREDENTIAL_CACHE_TTL_SECONDS:3600",
+  "PAGE_TOKEN_KEY:bench-page-token-key",
+  "CONNECTION_SECRETS_KEY:bench-connection-secrets-key",
+  "CONNECTOR_ALLOWED_HOSTS:127.0.0.1",
+  // Creations are measured for seconds: room for them (the count limits are tested elsewhere).
+  "MAX_DATASETS_PER_ACCOUNT:1000000",
+];
+
+// ---- 1. Fixtures and plans, recorded on the service ----
 const quiet = { stdio: "ignore" };
-await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], quiet);
-await startWorker();
-const api = client(base);
-console.log("Seeding through the API ...");
-const seeded = await seed(api, SUPERVISOR);
-await stopWorker();
-console.log("Loading the bulk fields ...");
-const sqlFile = join(state, "bulk.sql");
-writeFileSync(sqlFile, bulkSql(seeded));
-await runWrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", sqlFile], quiet);
+await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", serviceState], quiet);
+let serviceWorker = start("wrangler.toml", PORT, serviceState, [...SERVICE_VARS, "EXPOSE_D1_STATEMENTS:true"]);
+await waitUntilUp(service, "/api/health");
+// Connections name the sample PostgreSQL of the tests; no operation measured here reaches it.
+const harness = await loadHarness(work, { base: service, inject: { connectorServers: { postgres: { host: "127.0.0.1", port: 5432, database: "analytics" } } } });
+const contract = await harness.loadContract();
+const operations = contract.operations.filter((op) => !ROUTES || ROUTES.test(op.key));
+console.log(`${operations.length} operations in the document${ROUTES ? ` matching ${ROUTES}` : ""}; making fixtures and recording their D1 statements ...`);
 
-// The floors first: the bare Worker answering each read with the same D1 round trip.
-console.log("Measuring the floors (bare Worker, same D1 queries) ...");
-await startWorker("scripts/bench-floor/wrangler.toml");
-await measure({ path: "/" }, 2000);
-const floors = new Map();
-for (const scenario of scenarios.filter((s) => s.floor)) {
-  const request = scenario.floor(seeded);
-  for (let i = 0; i < 20; i++) await send(request);
-  floors.set(scenario.name, await measure(request));
+/** A request as the bench sends it: to the service as is, to the floor under its plan's id. */
+function wireRequest(plan) {
+  const options = harness.toCallOptions(plan);
+  const request = harness.buildRequest(plan.method, harness.planUrl(plan), options);
+  const url = new URL(request.url);
+  return { method: plan.method, path: url.pathname + url.search, headers: Object.fromEntries(request.headers), body: options.rawBody };
 }
-await stopWorker();
 
-console.log("Measuring the API ...");
-await startWorker();
-// The Worker just restarted: let it settle before measuring.
-await measure({ path: "/api/health" }, 2000);
 const rows = [];
-for (const scenario of scenarios) {
-  const request = scenario.request(seeded, SUPERVISOR);
-  // Warm up: fills the credential cache and JIT before measuring.
-  for (let i = 0; i < 20; i++) await send(typeof request === "function" ? request() : request);
-  rows.push({ name: scenario.name, floor: floors.get(scenario.name), ...(await measure(request)) });
+const skipped = [];
+let planId = 0;
+for (const op of operations) {
+  if (!harness.hasFixtures(op)) {
+    skipped.push({ op, why: "no harness fixtures" });
+    continue;
+  }
+  if (talksToDataStore(op)) {
+    skipped.push({ op, why: "talks to the remote data store (PostgreSQL): no D1 floor stands for that" });
+    continue;
+  }
+  try {
+    rows.push(await prepare(op, `p${planId++}`));
+  } catch (error) {
+    skipped.push({ op, why: `fixtures or samples failed: ${String(error.message).slice(0, 160)}` });
+  }
 }
-const probe = await evictionProbe(send, seeded, SUPERVISOR);
-await stopWorker();
 
-console.log(`\n${DURATION_MS / 1000} s per scenario, concurrency ${CONCURRENCY}, wrangler dev on 127.0.0.1 (load generator on the same machine)`);
-console.log("Floor: a bare Worker (scripts/bench-floor/worker.js) making the read's same D1 round trip, on the same data.\n");
-console.log(["scenario".padEnd(62), "req/s".padStart(7), "floor".padStart(7), "% floor".padStart(8), "p50 ms".padStart(7), "p99 ms".padStart(7), "D1 trips".padStart(9), "errors".padStart(7)].join(" "));
-for (const r of rows) {
-  console.log([
-    r.name.padEnd(62),
-    r.rps.toFixed(0).padStart(7),
-    (r.floor ? r.floor.rps.toFixed(0) : "").padStart(7),
-    (r.floor ? `${((r.rps / r.floor.rps) * 100).toFixed(0)}%` : "").padStart(8),
-    r.p50.toFixed(2).padStart(7),
-    r.p99.toFixed(2).padStart(7),
-    r.trips.toFixed(2).padStart(9),
-    String(r.errors).padStart(7),
-  ].join(" "));
+/** An operation's fixtures, request maker and floor plan. */
+async function prepare(op, id) {
+  const isDelete = op.method === "DELETE";
+  const isCreate = op.method === "POST" && op.responses["201"] !== undefined;
+  // A world per round for creations (an account's count limits), one otherwise; a DELETE takes a pool.
+  const worlds = [];
+  for (let i = 0; i < (isCreate ? ROUNDS : 1); i++) worlds.push(await harness.createWorld("Bench"));
+  const target = (world, params) => ({ world, params, caller: harness.allowedCaller(op, world) });
+  let targets;
+  if (isDelete) {
+    // The pool's objects share one account, whose id the floor's statements then hold as the service's
+    // do; but when the registry's object is the world's own (its quota), each object takes a world.
+    const first = await harness.paramsFor(op, worlds[0]);
+    const ownWorld = JSON.stringify(first) === JSON.stringify(await harness.paramsFor(op, worlds[0]));
+    targets = [target(worlds[0], first)];
+    while (targets.length < ROUNDS * DELETE_POOL + 2) {
+      const world = ownWorld ? await harness.createWorld("Bench") : worlds[0];
+      const batch = Math.min(ownWorld ? 1 : 8, ROUNDS * DELETE_POOL + 2 - targets.length);
+      const made = await Promise.all(Array.from({ length: batch }, () => harness.paramsFor(op, world)));
+      targets.push(...made.map((params) => target(world, params)));
+    }
+  } else {
+    targets = [];
+    for (const world of worlds) targets.push(target(world, await harness.paramsFor(op, world)));
+  }
+  const request = (t) => wireRequest(harness.validRequest(op, t.world, t.params, t.caller));
+  const callers = [...new Map(targets.map((t) => [JSON.stringify(t.caller), t.caller])).values()];
+  // Users sign in first (the credential cache warm, as in steady traffic); a trusted-access client has
+  // no sign-in to warm, and its credentials elsewhere are failed logins, which the login throttle counts.
+  const warm = () => (op.access === "trustedClient" ? Promise.resolve() : Promise.all(callers.map((caller) => harness.call("GET", "/api/user", { as: caller, unchecked: true }))));
+  await warm();
+
+  const samples = [];
+  for (let i = 0; i < 2; i++) {
+    const req = request(isDelete ? targets.pop() : targets[0]);
+    const requestId = `bench-${id}-${i}`;
+    const res = await fetch(service + req.path, { method: req.method, headers: { ...req.headers, "X-Request-Id": requestId }, body: req.body });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${op.key} answered ${res.status}: ${text.slice(0, 200)}`);
+    const trips = await (await fetch(`${service}/__bench/d1-statements/${requestId}`)).json();
+    samples.push({ trips, request: { path: req.path, body: req.body ? JSON.parse(req.body) : undefined } });
+  }
+  const plan = { key: op.key, ...compilePlan(samples[0], samples[1]) };
+  // The service's requests: fresh bodies every time; a DELETE's come from round r's share of the pool.
+  const pools = isDelete ? Array.from({ length: ROUNDS }, (_, r) => targets.slice(r * DELETE_POOL, (r + 1) * DELETE_POOL)) : undefined;
+  const requests = (round) => {
+    if (pools) {
+      let next = 0;
+      return () => (next < pools[round].length ? request(pools[round][next++]) : undefined);
+    }
+    const t = targets[Math.min(round, targets.length - 1)];
+    return op.method === "GET" ? (() => { const fixed = request(t); return () => fixed; })() : () => request(t);
+  };
+  return { op, id, plan, requests, warm, trips: samples[0].trips.length, callers: callers.length };
 }
-const line = (label, r) => `${label}: ${r.trips} D1 round trip(s), ${r.ms.toFixed(1)} ms`;
-console.log("\nCredential cache after group edits (a member's next read):");
-console.log(`  ${line("warm", probe.warm)}`);
-console.log(`  ${line("after a description-only group PUT", probe.afterDescription)}`);
-console.log(`  ${line("after a privilege change of the group (re-sign-in expected)", probe.afterPrivileges)}`);
+
+// ---- 2. Both Workers at once: the service, and the floor on a copy of its D1 ----
+await stop(serviceWorker);
+cpSync(serviceState, floorState, { recursive: true });
+// One after the other: two `wrangler dev` bundling at once in one project trip over each other.
+start("scripts/bench-floor/wrangler.toml", PORT + 1, floorState);
+await waitUntilUp(floor, "/");
+serviceWorker = start("wrangler.toml", PORT, serviceState, SERVICE_VARS);
+await waitUntilUp(service, "/api/health");
+const registered = await fetch(`${floor}/__plans`, { method: "PUT", body: JSON.stringify(Object.fromEntries(rows.map((r) => [r.id, r.plan]))) });
+if (!registered.ok) throw new Error(`the floor refused the plans: ${registered.status}`);
+const domainWork = new Set(await (await fetch(`${floor}/__domain-work`)).json());
+// Both Workers just started: let them settle.
+await measure(service, () => ({ method: "GET", path: "/api/health", headers: {} }), 1000);
+await measure(floor, () => ({ method: "GET", path: "/", headers: {} }), 1000);
+
+// ---- 3. Alternated slices ----
+console.log(`Measuring ${rows.length} operations: ${ROUNDS} rounds of ${SLICE_MS / 1000} s on the service then on the floor, concurrency ${CONCURRENCY} ...`);
+for (const row of rows) {
+  await row.warm();
+  const floorOf = (next) => () => {
+    const req = next();
+    return req && { ...req, path: `/${row.id}${req.path}` };
+  };
+  if (row.op.method !== "DELETE") {
+    await measure(service, row.requests(0), undefined, WARM_UP);
+    await measure(floor, floorOf(row.requests(0)), undefined, WARM_UP);
+  }
+  row.rounds = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const s = await measure(service, row.requests(r));
+    const f = await measure(floor, floorOf(row.requests(r)));
+    row.rounds.push({ s, f });
+  }
+  const med = (pick) => median(row.rounds.map(pick));
+  Object.assign(row, {
+    rps: med((x) => x.s.rps),
+    floorRps: med((x) => x.f.rps),
+    ratio: med((x) => x.s.rps / x.f.rps),
+    p50: med((x) => x.s.p50),
+    p99: med((x) => x.s.p99),
+    floorP50: med((x) => x.f.p50),
+    measuredTrips: med((x) => x.s.trips),
+    failed: row.rounds.reduce((n, x) => n + x.s.failed, 0),
+    floorFailed: row.rounds.reduce((n, x) => n + x.f.failed, 0),
+    firstFailure: row.rounds.map((x) => x.s.firstFailure ?? x.f.firstFailure).find(Boolean),
+  });
+  row.target = targetOf(row.op.method);
+  row.below = !(row.ratio >= row.target);
+  process.stdout.write(`  ${row.op.key}: ${row.ratio.toFixed(2)}\n`);
+}
+
+const probe = await credentialCacheProbe();
+await stop(serviceWorker);
+printTable();
 const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();
 console.log(`Calendar periods (listPeriods, 4-5-4 calendar, in Node): ${periods.periods} DAY periods, ${periods.listMs.toFixed(2)} ms CPU; with the answer's JSON ${periods.withJsonMs.toFixed(2)} ms (${periods.iterations} runs)`);
 process.exit(0);
 
-async function send({ method = "GET", path, headers = {}, body }) {
-  const started = performance.now();
-  const res = await fetch(base + path, { method, headers, body });
-  await res.arrayBuffer();
-  return { ms: performance.now() - started, ok: res.ok, trips: Number(res.headers.get("X-D1-Round-Trips") ?? 0) };
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-async function measure(request, durationMs = DURATION_MS) {
+/** Closed-loop load: CONCURRENCY clients sending `next()` until `durationMs` is up, `count` are sent, or `next` runs out. */
+async function measure(base, next, durationMs = SLICE_MS, count = Infinity) {
   const latencies = [];
   let trips = 0;
-  let errors = 0;
-  const end = performance.now() + durationMs;
+  let failed = 0;
+  let firstFailure;
+  let sent = 0;
   const started = performance.now();
+  const end = started + durationMs;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const r = await send(typeof request === "function" ? request() : request);
-        latencies.push(r.ms);
-        trips += r.trips;
-        if (!r.ok) errors++;
+      while (performance.now() < end && sent < count) {
+        const req = next();
+        if (!req) break;
+        sent++;
+        const t0 = performance.now();
+        const res = await fetch(base + req.path, { method: req.method, headers: req.headers, body: req.body });
+        const text = await res.text();
+        latencies.push(performance.now() - t0);
+        trips += Number(res.headers.get("X-D1-Round-Trips") ?? 0);
+        if (res.status >= 300) {
+          failed++;
+          firstFailure ??= `${res.status} ${text.slice(0, 160)}`;
+        }
       }
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))];
-  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), trips: trips / latencies.length, errors };
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
+  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), trips: trips / Math.max(1, latencies.length), failed, firstFailure, count: latencies.length };
 }
 
-async function waitUntilUp() {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error("wrangler dev did not start");
-}
-
-function client(root) {
-  return async function call(method, path, { as, body } = {}) {
-    const headers = { "Content-Type": "application/json" };
-    if (as) headers.Authorization = basicAuth(as);
-    const res = await fetch(root + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
+/** A member's next read after its group's description changed must stay a cached sign-in; after a privilege change it signs in again. */
+async function credentialCacheProbe() {
+  const world = await harness.createWorld("Probe");
+  const group = await harness.createGroup(world.account.id, world.name("Editors"), ["ROLE_EDIT_FORMULAS"]);
+  const member = await harness.createUser(world.account.id, { name: world.name("member"), groups: ["Users", group.name] });
+  const read = async () => {
+    const t0 = performance.now();
+    const res = await harness.call("GET", "/api/sources?maxResults=1", { as: { username: member.username, password: member.password } });
+    return { trips: Number(res.headers.get("X-D1-Round-Trips")), ms: performance.now() - t0 };
   };
+  const put = (privileges) => harness.call("PUT", `/api/groups/${group.id}`, { body: { name: group.name, accountId: world.account.id, privileges, description: "probe" } });
+  await read();
+  const warm = await read();
+  await put(["ROLE_EDIT_FORMULAS"]);
+  const afterDescription = await read();
+  await put(["ROLE_EDIT_FORMULAS", "ROLE_CREATE_SOURCES"]);
+  const afterPrivileges = await read();
+  return { warm, afterDescription, afterPrivileges };
 }
 
-function basicAuth({ username, password }) {
-  return `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+function printTable() {
+  const head = ["route", "D1 trips", "req/s", "floor req/s", "ratio", "target", "p50 ms", "p99 ms", "non-2xx", ""];
+  const cells = rows.map((r) => [
+    r.op.key,
+    r.trips === r.measuredTrips ? String(r.trips) : `${r.trips} (${r.measuredTrips.toFixed(1)})`,
+    r.rps.toFixed(0),
+    r.floorRps.toFixed(0),
+    r.ratio.toFixed(2),
+    r.target.toFixed(2),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+    r.failed || r.floorFailed ? `${r.failed}/${r.floorFailed}` : "",
+    [r.below ? "✗ below target" : "", domainWork.has(r.op.key) ? "floor computes too" : "", r.plan.varies ? "plan varies between requests" : ""].filter(Boolean).join("; "),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c) => `| ${c.map((v, i) => (i === 0 || i === c.length - 1 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
+  console.log(`\n${SLICE_MS / 1000} s per slice, ${ROUNDS} rounds alternating service and floor, medians; concurrency ${CONCURRENCY}; wrangler dev on 127.0.0.1, load generator on the same machine.`);
+  console.log("Floor: a bare Worker replaying the same D1 statements (scripts/bench-floor/); \"floor computes too\": it also calls the route's pure module of src/domain/.");
+  console.log("non-2xx: service/floor. D1 trips: as recorded (as measured, when they differ).\n");
+  console.log(line(head));
+  console.log(`|${widths.map((w, i) => (i === 0 || i === widths.length - 1 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
+  for (const c of cells) console.log(line(c));
+  const below = rows.filter((r) => r.below);
+  const worst = rows.reduce((w, r) => (!w || r.ratio / r.target < w.ratio / w.target ? r : w), undefined);
+  console.log(`\n${rows.length} operations measured: ${rows.length - below.length} at target, ${below.length} below; ${skipped.length} skipped.`);
+  if (worst) console.log(`Worst row: ${worst.op.key} at ${worst.ratio.toFixed(2)} of its floor (target ${worst.target.toFixed(2)}).`);
+  const failures = rows.filter((r) => r.firstFailure);
+  for (const r of failures) console.log(`  ${r.op.key}: first non-2xx: ${r.firstFailure}`);
+  if (skipped.length) {
+    console.log("\nSkipped:");
+    for (const s of skipped) console.log(`  ${s.op.key}: ${s.why}`);
+  }
+  const line2 = (label, r) => `${label}: ${r.trips} D1 round trip(s), ${r.ms.toFixed(1)} ms`;
+  console.log("\nCredential cache after group edits (a member's next read):");
+  console.log(`  ${line2("warm", probe.warm)}`);
+  console.log(`  ${line2("after a description-only group PUT", probe.afterDescription)}`);
+  console.log(`  ${line2("after a privilege change of the group (re-sign-in expected)", probe.afterPrivileges)}`);
 }

@@ -1,4 +1,5 @@
 import { buildApp, type App } from "./app";
+import { recordedStatements } from "./db/round-trips";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
 import { loadAllMounts, routeGroupOf, type RouteGroup } from "./routes";
@@ -14,6 +15,8 @@ const apps = new Map<string, App | Promise<App>>();
 
 export default {
   fetch(request, env, ctx) {
+    // Bench only (npm run bench sets EXPOSE_D1_STATEMENTS): the D1 statements a request made, by its request id.
+    if (env.EXPOSE_D1_STATEMENTS === "true" && pathOf(request.url).startsWith(BENCH_STATEMENTS_PATH)) return benchStatements(request.url);
     const contextPath = normaliseContextPath(env.CONTEXT_PATH);
     const path = pathOf(request.url).slice(contextPath.length);
     const group: RouteGroup | "all" | undefined = path === "/api/openapi.json" ? "all" : routeGroupOf(path);
@@ -23,6 +26,13 @@ export default {
     return (app ?? load(key, contextPath, group)).then((loaded) => loaded.fetch(request, env, ctx));
   },
 } satisfies ExportedHandler<Bindings>;
+
+const BENCH_STATEMENTS_PATH = "/__bench/d1-statements/";
+
+function benchStatements(url: string): Response {
+  const trips = recordedStatements(decodeURIComponent(pathOf(url).slice(BENCH_STATEMENTS_PATH.length)));
+  return trips ? Response.json(trips) : new Response("no such request id", { status: 404 });
+}
 
 function load(key: string, contextPath: string, group: RouteGroup | "all" | undefined): Promise<App> {
   const loading = (async () => {

@@ -1,44 +1,148 @@
-// The honest floor of a read: a bare Worker that answers each benchmarked read with the same
-// D1 round trip the API makes for it (same SQL, same batch), and nothing else: no routing
-// framework, no authentication, no validation, no error handling. `npm run bench` runs it on the
-// same seeded local D1 and compares each API read with its own floor.
-const ACCOUNT_BY_NAME = `select "id", "name", "disabled", "is_default", "reply_to_address", "sender_display_name", "attributes", "revision", "created_by_user_id", "created_date", "last_modified_by_user_id", "last_modified_date", (SELECT count(*) FROM users WHERE users.account_id = accounts.id) from "accounts" where "accounts"."name" = ?`;
+// The floor of every route (npm run bench): a bare Worker that replays, for each request, the D1
+// statements the service made for that operation (same SQL, same bindings, same rows, the same
+// round trips: single statements or one batch), and nothing else: no routing framework, no
+// authentication, no validation, no error mapping. The bench registers one plan per operation
+// (scripts/bench-plan.mjs says how a plan makes per-request values anew) and sends the floor the
+// service's own requests at /<plan id><the service's path>. Where a route's real work is
+// computation, the floor also does it with the same pure module of src/domain/ (DOMAIN_WORK), so
+// the ratio measures what the service adds around it.
+import { listPeriods, periodsAt } from "../../src/domain/calendar/index.ts";
+import { checkExpressionTree, namesIn, parseExpression } from "../../src/domain/expression/index.ts";
 
-const QUOTA = `select "account_id", "revision", "created_by_user_id", "created_date", "last_modified_by_user_id", "last_modified_date", (SELECT json_group_array(json_object('type', l.type, 'limit', l.limit_value, 'consumption', (CASE l.type WHEN ? THEN (SELECT count(*) FROM sources WHERE sources.account_id = l.account_id) ELSE 0 END))) FROM quota_limits l WHERE l.account_id = quotas.account_id) from "quotas" where "quotas"."account_id" = ?`;
-
-const SOURCE_WITH_GRANTS = `select "id", "account_id", "name", "description", "connection_id", "features", "enabled", "owner_user_id", "fields_security_enabled", "custom_metrics_security_enabled", "revision", "created_by_user_id", "created_date", "last_modified_by_user_id", "last_modified_date", (SELECT json_group_array(sp.permission) FROM source_permissions sp
-    WHERE sp.source_id = "sources"."id"
-      AND ((sp.principal_type = 'USER' AND sp.principal_id = ?)
-        OR (sp.principal_type = 'GROUP' AND sp.principal_id IN (SELECT value FROM json_each(?))))) from "sources" where ("sources"."account_id" = ? and "sources"."id" = ?)`;
-
-const FIELD = `select "id", "source_id", "account_id", "kind", "name", "data_type", "body", "revision", "created_by_user_id", "created_date", "last_modified_by_user_id", "last_modified_date" from "source_items" where ("source_items"."source_id" = ? and "source_items"."kind" = ? and "source_items"."name" = ?)`;
-
-const CALENDAR_COLUMNS = `"id", "account_id", "name", "type", "month_shift", "fiscal445", "created_by_user_name", "revision", "created_by_user_id", "created_date", "last_modified_by_user_id", "last_modified_date"`;
-const CALENDAR = `select ${CALENDAR_COLUMNS} from "calendars" where ("calendars"."account_id" = ? and "calendars"."id" = ?)`;
-const CALENDARS = `select ${CALENDAR_COLUMNS} from "calendars" where "calendars"."account_id" = ? order by "calendars"."name" asc`;
+const plans = new Map();
+let made = 0;
 
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
-    const q = (name) => url.searchParams.get(name);
-    switch (url.pathname) {
-      case "/floor/account-by-name":
-        return Response.json((await env.DB.prepare(ACCOUNT_BY_NAME).bind(q("name")).all()).results[0]);
-      case "/floor/quota":
-        return Response.json((await env.DB.prepare(QUOTA).bind("SOURCE", q("accountId")).all()).results[0]);
-      case "/floor/field": {
-        const [source, field] = await env.DB.batch([
-          env.DB.prepare(SOURCE_WITH_GRANTS).bind(q("userId"), q("groupIds"), q("accountId"), q("sourceId")),
-          env.DB.prepare(FIELD).bind(q("sourceId"), "FIELD", q("fieldName")),
-        ]);
-        return Response.json({ source: source.results[0], field: field.results[0] });
+    if (url.pathname === "/__plans" && request.method === "PUT") {
+      for (const [id, plan] of Object.entries(await request.json())) plans.set(id, plan);
+      return new Response("registered");
+    }
+    if (url.pathname === "/__domain-work") return Response.json(Object.keys(DOMAIN_WORK));
+    const slash = url.pathname.indexOf("/", 1);
+    const plan = plans.get(url.pathname.slice(1, slash < 0 ? undefined : slash));
+    const text = request.body === null ? "" : await request.text();
+    if (!plan) return new Response("no plan", { status: 404 });
+    const path = slash < 0 ? "/" : url.pathname.slice(slash);
+    let body;
+    const parsedBody = () => (body ??= text ? JSON.parse(text) : null);
+
+    const values = new Map();
+    const token = (key) => {
+      if (values.has(key)) return values.get(key);
+      const spec = plan.tokens[key];
+      let value;
+      if (spec.input) value = inputAt(spec.input, path, url.searchParams, parsedBody);
+      else if (spec.uuid) value = crypto.randomUUID();
+      else if (spec.iso) value = new Date().toISOString();
+      else if (spec.ms) value = Date.now();
+      else if (spec.bytes) value = crypto.getRandomValues(new Uint8Array(spec.bytes));
+      else value = `${spec.unique}${(made++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      values.set(key, value);
+      return value;
+    };
+    const rows = [];
+    const param = (p) => {
+      if ("c" in p) return bindable(p.c);
+      if (p.read) {
+        const [t, s, r, key] = p.read;
+        return rows[t]?.[s]?.[r]?.[key] ?? null;
       }
-      case "/floor/calendar":
-        return Response.json((await env.DB.prepare(CALENDAR).bind(q("accountId"), q("calendarId")).all()).results[0]);
-      case "/floor/calendars":
-        return Response.json({ content: (await env.DB.prepare(CALENDARS).bind(q("accountId")).all()).results });
-      default:
-        return new Response("ok");
+      if (p.k !== undefined) return token(p.k);
+      return p.t.map((part) => (typeof part === "string" ? part : String(token(part.k)))).join("");
+    };
+
+    try {
+      for (const trip of plan.trips) {
+        const statements = trip.statements.map((s) => env.DB.prepare(s.sql).bind(...s.params.map(param)));
+        switch (trip.call) {
+          case "batch":
+            rows.push((await env.DB.batch(statements)).map((result) => result.results ?? []));
+            break;
+          case "first": {
+            const row = await statements[0].first();
+            rows.push([row === null ? [] : [row]]);
+            break;
+          }
+          case "raw":
+            rows.push([await statements[0].raw()]);
+            break;
+          case "rawNames":
+            rows.push([await statements[0].raw({ columnNames: true })]);
+            break;
+          case "exec":
+            await env.DB.exec(trip.statements[0].sql);
+            rows.push([[]]);
+            break;
+          default:
+            rows.push([(await statements[0][trip.call]()).results ?? []]);
+        }
+      }
+      const work = DOMAIN_WORK[plan.key];
+      const answer = work ? work({ rows, plan, query: url.searchParams, body: parsedBody }) : rows;
+      return new Response(JSON.stringify(answer), { headers: { "Content-Type": "application/json" } });
+    } catch (error) {
+      return new Response(String(error?.message ?? error), { status: 500 });
     }
   },
+};
+
+/** A recorded constant as D1 binds it (bytes were recorded as base64). */
+function bindable(value) {
+  if (value !== null && typeof value === "object" && "$bytes" in value) return Uint8Array.from(atob(value.$bytes), (ch) => ch.charCodeAt(0));
+  return value;
+}
+
+/** A value of the request: `path:<segment index>`, `query:<name>` or `body:<JSON array of keys>`. */
+function inputAt(location, path, query, parsedBody) {
+  const colon = location.indexOf(":");
+  const where = location.slice(0, colon);
+  const what = location.slice(colon + 1);
+  if (where === "path") return decodeURIComponent(path.split("/")[Number(what)]);
+  if (where === "query") return query.get(what);
+  let node = parsedBody();
+  for (const key of JSON.parse(what)) node = node?.[key];
+  return node ?? null;
+}
+
+/** The row a raw() read answered, as an object, by the column list of its SELECT. */
+function named(sql, row) {
+  if (!Array.isArray(row)) return row;
+  const list = /^select (.*?) from /is.exec(sql)?.[1] ?? "";
+  const names = [...list.matchAll(/"([a-z0-9_]+)"\s*(?:,|$)/g)].map((m) => m[1]);
+  return Object.fromEntries(names.map((name, i) => [name, row[i]]));
+}
+
+/** The calendar a periods route read (its first row), as the definition the period arithmetic takes. */
+function calendarOf({ rows, plan }) {
+  const row = named(plan.trips[0].statements[0].sql, rows[0]?.[0]?.[0]);
+  if (!row) return { type: "MONTH_SHIFT", monthShift: 0 };
+  if (row.type === "FISCAL_445") return { type: "FISCAL_445", fiscal445: typeof row.fiscal445 === "string" ? JSON.parse(row.fiscal445) : row.fiscal445 };
+  return { type: "MONTH_SHIFT", monthShift: row.month_shift };
+}
+
+/** The items an expression route read (batch: the source, then the items by name) as the checker's context. */
+function expressionContext({ rows }) {
+  const fields = new Map();
+  const metrics = new Map();
+  for (const item of rows[0]?.[1] ?? []) (item.kind === "FIELD" ? fields : metrics).set(item.name, { dataType: item.data_type });
+  return { fields, metrics };
+}
+
+function checkExpression(work, level) {
+  const parsed = parseExpression(work.body().expression);
+  if (parsed.ok) namesIn(parsed.ast);
+  return parsed.ok ? checkExpressionTree(parsed.ast, expressionContext(work), level) : parsed;
+}
+
+/** Operations whose real work is computation: the same pure module the service calls. */
+const DOMAIN_WORK = {
+  "GET /api/calendars/{calendarId}/periods": (work) => {
+    const result = listPeriods(calendarOf(work), work.query.get("from"), work.query.get("to"), work.query.get("type"));
+    return { content: result.ok ? result.periods : [] };
+  },
+  "GET /api/calendars/{calendarId}/periods/at": (work) => periodsAt(calendarOf(work), work.query.get("date")),
+  "POST /api/sources/{sourceId}/custom-metrics/validate": (work) => checkExpression(work, "aggregate"),
+  "POST /api/sources/{sourceId}/fields/validate": (work) => checkExpression(work, "row"),
 };

@@ -16,6 +16,12 @@
 export class RoundTripCounter {
   count = 0;
   #check: RideAlongCheck | undefined;
+  /** Each round trip's statements and answers, when the bench asks for them (EXPOSE_D1_STATEMENTS). */
+  readonly trips: RecordedRoundTrip[] | undefined;
+
+  constructor(recordStatements = false) {
+    this.trips = recordStatements ? [] : undefined;
+  }
 
   /** Makes `check` ride on the next round trip. */
   rideAlong(check: RideAlongCheck): void {
@@ -42,6 +48,59 @@ export interface RideAlongCheck {
   refused(): Error;
 }
 
+/**
+ * One round trip as the bench replays it on its floor Worker (scripts/bench-floor/): the statements
+ * exactly as sent (a batch carries several), how they were called, and the rows each answered
+ * (the floor takes values a write re-sends from its own read, e.g. the revision it read).
+ */
+export interface RecordedRoundTrip {
+  call: "first" | "all" | "run" | "raw" | "rawNames" | "batch" | "exec";
+  statements: { sql: string; params: unknown[] }[];
+  /** Rows per statement (at most ROWS_KEPT each), values encoded as by `recordable`. */
+  rows?: unknown[][];
+}
+
+const ROWS_KEPT = 20;
+
+/** A value as JSON can carry it: bytes become { $bytes: base64 }. */
+function recordable(value: unknown): unknown {
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+    const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    return { $bytes: btoa(String.fromCharCode(...bytes)) };
+  }
+  if (Array.isArray(value)) return value.map(recordable);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, recordable(v)]));
+  return value;
+}
+
+function recordTrip(counter: RoundTripCounter, call: RecordedRoundTrip["call"], statements: { query: string; values: unknown[] }[]): RecordedRoundTrip | undefined {
+  if (!counter.trips) return undefined;
+  const trip: RecordedRoundTrip = { call, statements: statements.map((s) => ({ sql: s.query, params: s.values.map(recordable) })) };
+  counter.trips.push(trip);
+  return trip;
+}
+
+/** The rows of one answer (a D1Result, a row, raw arrays), kept on the trip. */
+function rowsOf(answer: unknown): unknown[] {
+  if (answer === null || answer === undefined) return [];
+  if (Array.isArray(answer)) return answer.slice(0, ROWS_KEPT).map(recordable);
+  const results = (answer as Partial<D1Result>).results;
+  if (Array.isArray(results)) return results.slice(0, ROWS_KEPT).map(recordable);
+  return [recordable(answer)];
+}
+
+/** Requests' recorded round trips by request id, while the bench reads them (the newest few hundred). */
+const recordedByRequestId = new Map<string, RecordedRoundTrip[]>();
+
+export function rememberStatements(requestId: string, trips: RecordedRoundTrip[]): void {
+  recordedByRequestId.set(requestId, trips);
+  if (recordedByRequestId.size > 500) recordedByRequestId.delete(recordedByRequestId.keys().next().value!);
+}
+
+export function recordedStatements(requestId: string): RecordedRoundTrip[] | undefined {
+  return recordedByRequestId.get(requestId);
+}
+
 const INNER = Symbol("inner statement");
 const SOURCE = Symbol("statement source");
 
@@ -52,7 +111,10 @@ const READ = /^\s*(select|with)\b/i;
 /** Asks a check alone: one round trip of its own. */
 async function askAlone(db: D1Database, counter: RoundTripCounter, check: RideAlongCheck): Promise<void> {
   counter.count++;
-  const row = await db.prepare(`SELECT CASE WHEN ${check.condition} THEN 1 ELSE 0 END AS ok`).bind(...check.params).first<{ ok: number }>();
+  const query = `SELECT CASE WHEN ${check.condition} THEN 1 ELSE 0 END AS ok`;
+  const trip = recordTrip(counter, "first", [{ query, values: check.params }]);
+  const row = await db.prepare(query).bind(...check.params).first<{ ok: number }>();
+  if (trip) trip.rows = [rowsOf(row)];
   if (row?.ok !== 1) throw check.refused();
 }
 
@@ -64,10 +126,13 @@ export async function settleCheck(db: D1Database, counter: RoundTripCounter): Pr
 
 export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Database {
   /** Runs `statements` as one batch behind the check's guard, and answers their results. */
-  const guardedBatch = async (check: RideAlongCheck, statements: D1PreparedStatement[]) => {
+  const guardedBatch = async (check: RideAlongCheck, statements: D1PreparedStatement[], sources: { query: string; values: unknown[] }[]) => {
     const guard = db.prepare(check.guard).bind(...check.params);
+    const trip = recordTrip(counter, "batch", [{ query: check.guard, values: check.params }, ...sources]);
     try {
-      const [, ...results] = await db.batch([guard, ...statements]);
+      const all = await db.batch([guard, ...statements]);
+      if (trip) trip.rows = all.map(rowsOf);
+      const [, ...results] = all;
       return results;
     } catch (err) {
       if (String((err as Error)?.message ?? err).includes(check.guardConstraint)) throw check.refused();
@@ -85,30 +150,44 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
      * One call of the statement, carrying the pending check if there is one. `empty` tells whether
      * a read's answer has no rows; `fromBatch` turns its batch result into what the call answers.
      */
-    const run = async <T>(direct: (s: D1PreparedStatement) => Promise<T>, empty: (answer: T) => boolean, fromBatch: (result: D1Result) => T): Promise<T> => {
+    const run = async <T>(
+      call: "first" | "all" | "run" | "raw" | "rawNames",
+      direct: (s: D1PreparedStatement) => Promise<T>,
+      empty: (answer: T) => boolean,
+      fromBatch: (result: D1Result) => T,
+    ): Promise<T> => {
       counter.count++;
       const check = counter.takeCheck();
-      if (!check) return direct(stmt);
-      if (!READ.test(source.query)) return fromBatch((await guardedBatch(check, [stmt]))[0]);
-      const riding = db.prepare(`SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`).bind(...source.values, ...check.params);
-      const answer = await direct(riding);
+      if (!check) {
+        const trip = recordTrip(counter, call, [source]);
+        const answer = await direct(stmt);
+        if (trip) trip.rows = [rowsOf(answer)];
+        return answer;
+      }
+      if (!READ.test(source.query)) return fromBatch((await guardedBatch(check, [stmt], [source]))[0]);
+      const ridingSource = { query: `SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`, values: [...source.values, ...check.params] };
+      const trip = recordTrip(counter, call, [ridingSource]);
+      const answer = await direct(db.prepare(ridingSource.query).bind(...ridingSource.values));
+      if (trip) trip.rows = [rowsOf(answer)];
       if (empty(answer)) await askAlone(db, counter, check);
       return answer;
     };
 
     wrapped.first = (async (column?: string) => {
       const row = await run(
+        "first",
         (s) => s.first<Record<string, unknown>>(),
         (r) => r === null,
         (result) => (result.results[0] as Record<string, unknown> | undefined) ?? null,
       );
       return column === undefined ? row : (row?.[column] ?? null);
     }) as D1PreparedStatement["first"];
-    wrapped.all = (() => run<D1Result>((s) => s.all(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["all"];
-    wrapped.run = (() => run<D1Result>((s) => s.run(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["run"];
+    wrapped.all = (() => run<D1Result>("all", (s) => s.all(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["all"];
+    wrapped.run = (() => run<D1Result>("run", (s) => s.run(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["run"];
     wrapped.raw = ((options?: { columnNames?: boolean }) => {
       const withNames = options?.columnNames === true;
       return run(
+        withNames ? "rawNames" : "raw",
         (s) => (withNames ? s.raw({ columnNames: true }) : s.raw()) as Promise<unknown[][]>,
         (rows) => rows.length === (withNames ? 1 : 0),
         // Only writes get here (INSERT ... RETURNING): one table's columns, whose names are unique.
@@ -127,11 +206,17 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
   proxy.batch = (async (statements: D1PreparedStatement[]) => {
     counter.count++;
     const inner = statements.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
+    const sources = statements.map((s) => (s as Partial<WrappedStatement>)[SOURCE] ?? { query: "(unwrapped statement)", values: [] });
     const check = counter.takeCheck();
-    return check ? guardedBatch(check, inner) : db.batch(inner);
+    if (check) return guardedBatch(check, inner, sources);
+    const trip = recordTrip(counter, "batch", sources);
+    const results = await db.batch(inner);
+    if (trip) trip.rows = results.map(rowsOf);
+    return results;
   }) as D1Database["batch"];
   proxy.exec = (query: string) => {
     counter.count++;
+    recordTrip(counter, "exec", [{ query, values: [] }]);
     return db.exec(query);
   };
   return proxy;

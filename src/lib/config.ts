@@ -8,6 +8,8 @@ export interface Config {
   maxBodyBytes: number;
   credentialCacheTtlMs: number;
   exposeRoundTrips: boolean;
+  /** Bench only (EXPOSE_D1_STATEMENTS, never in wrangler.toml): record each request's D1 statements for its floor. */
+  exposeD1Statements: boolean;
   /** Exact origins (scheme://host[:port]) whose browser pages may call the API with credentials. */
   corsAllowedOrigins: ReadonlySet<string>;
   /** Seals page tokens with PAGE_TOKEN_KEY (comma-separated: the current key first, then older ones still accepted). */
@@ -37,6 +39,7 @@ function parseConfig(env: Bindings): Config {
     maxBodyBytes: positiveInt(env.MAX_BODY_BYTES, 1_048_576),
     credentialCacheTtlMs: positiveInt(env.CREDENTIAL_CACHE_TTL_SECONDS, 30, true) * 1000,
     exposeRoundTrips: env.EXPOSE_D1_ROUND_TRIPS === "true",
+    exposeD1Statements: env.EXPOSE_D1_STATEMENTS === "true",
     corsAllowedOrigins: new Set(
       (env.CORS_ALLOWED_ORIGINS ?? "")
         .split(",")

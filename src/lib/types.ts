@@ -11,7 +11,11 @@ import type { JsonMediaType } from "./media-types";
  * Secrets may be missing from a deployment, so the code treats each as optional.
  */
 type Secret = "SUPERVISOR_USERNAME" | "SUPERVISOR_PASSWORD" | "PAGE_TOKEN_KEY" | "CONNECTION_SECRETS_KEY";
-export type Bindings = Omit<Env, Secret> & Partial<Pick<Env, Secret>>;
+export type Bindings = Omit<Env, Secret> &
+  Partial<Pick<Env, Secret>> & {
+    /** Bench only, never in wrangler.toml: "true" records each request's D1 statements (src/db/round-trips.ts). */
+    EXPOSE_D1_STATEMENTS?: string;
+  };
 
 export interface Variables {
   requestId: string;
