@@ -14,7 +14,7 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
   let etag = c.res.headers.get("ETag");
   if (!etag) {
     const bytes = await c.res.clone().arrayBuffer();
-    etag = `"${await digest(bytes, c.res.headers.get("Content-Type") ?? "")}"`;
+    etag = `"${await representationDigest(bytes, c.res.headers.get("Content-Type") ?? "")}"`;
     c.res.headers.set("ETag", etag);
   }
   const ifNoneMatch = c.req.header("If-None-Match");
@@ -45,11 +45,12 @@ function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
   return tags === "*" || tags.includes(opaque(etag));
 }
 
-async function digest(body: ArrayBuffer, contentType: string): Promise<string> {
+/** The ETag (without quotes) of a representation: a digest of its media type and bytes. */
+export async function representationDigest(body: ArrayBuffer | Uint8Array, contentType: string): Promise<string> {
   const type = new TextEncoder().encode(`${contentType}\n`);
   const data = new Uint8Array(type.length + body.byteLength);
   data.set(type);
-  data.set(new Uint8Array(body), type.length);
+  data.set(body instanceof Uint8Array ? body : new Uint8Array(body), type.length);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
   let hex = "";
   for (const b of hash.subarray(0, 16)) hex += b.toString(16).padStart(2, "0");
