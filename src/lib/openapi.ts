@@ -106,6 +106,8 @@ export const noContent = { description: "Done; no body." };
 
 export interface RouteExtras {
   access: Access;
+  /** Served outside /api (the reference page, the root's redirect): no JSON media type is negotiated. */
+  outsideApi?: boolean;
   /**
    * The permission the handler checks on the object the path names, after the route's access rule
    * (e.g. "source:READ"). Written into the document as `x-object-permission`; the generated
@@ -190,15 +192,15 @@ export function routeDeclaration<const R extends RouteConfig>(config: R & RouteE
 }
 
 export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras): R {
-  const { access, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
+  const { access, outsideApi = false, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
   const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
   const request = route.request;
   for (const [type, { schema }] of Object.entries((request?.body?.content ?? {}) as Record<string, { schema: z.ZodType }>)) {
     const open = openObjectsOf(schema);
     if (open.length) throw new Error(`${route.method.toUpperCase()} ${route.path} (${type}): body objects must be z.strictObject (src/lib/closed-bodies.ts): ${open.join(", ")}`);
   }
-  // Accept is negotiated under /api only: the HTML reference page answers any Accept.
-  if (route.path.startsWith("/api") || !route.path.startsWith("/docs")) codes.add("NOT_ACCEPTABLE");
+  // Accept is negotiated under /api only: the HTML reference page and the root's redirect answer any Accept.
+  if (!outsideApi) codes.add("NOT_ACCEPTABLE");
   if (request?.params || request?.query) codes.add("VALIDATION_FAILED");
   if (request?.body) ["VALIDATION_FAILED", "MALFORMED_JSON", "PAYLOAD_TOO_LARGE"].forEach((c) => codes.add(c as ErrorCode));
   // The pipeline checks the media type of any body before routing, whether or not the route takes one.
