@@ -88,8 +88,10 @@ export function orNull<T extends z.ZodType>(schema: T) {
  * The same schema under every JSON media type the service speaks (src/lib/media-types.ts): a body
  * is read in any of them, and an answer is written in the one negotiated from Accept.
  */
-export function jsonMediaTypes<T>(schema: T) {
-  return Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, { schema }])) as { [K in JsonMediaType]: { schema: T } };
+export function jsonMediaTypes<T>(schema: T, example?: unknown) {
+  return Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, example === undefined ? { schema } : { schema, example }])) as {
+    [K in JsonMediaType]: { schema: T; example?: unknown };
+  };
 }
 
 /** A JSON response body, in the media type negotiated for the request. */
@@ -97,9 +99,12 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
   return { description, content: jsonMediaTypes(schema) };
 }
 
-/** A required JSON request body, in any JSON media type the service speaks. */
-export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
-  return { required: true, description, content: jsonMediaTypes(schema) };
+/**
+ * A required JSON request body, in any JSON media type the service speaks. `example`: this
+ * operation's own, where the schema's (shared with other operations) would not fit it.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string, example?: unknown) {
+  return { required: true, description, content: jsonMediaTypes(schema, example) };
 }
 
 export const noContent = { description: "Done; no body." };
