@@ -12,10 +12,17 @@
  * - a batch, or a statement that writes: the check's guard statement goes first in one batch, and
  *   fails the whole batch (nothing written) when the condition does not hold;
  * - no D1 call at all: the owner of the check asks it alone before answering (`settle`).
+ *
+ * It also adds what must commit with a write to that write's own round trip (a `WriteCompanion`:
+ * the request's audit events, db/audit-trail.ts): the first batch holding a writing statement
+ * carries them right after its last writing statement, and a writing statement called alone
+ * becomes a batch of itself and them. Same round trips, one transaction.
  */
 export class RoundTripCounter {
   count = 0;
   #check: RideAlongCheck | undefined;
+  /** Statements that must ride on the next write. */
+  companion: WriteCompanion | undefined;
 
   /** Makes `check` ride on the next round trip. */
   rideAlong(check: RideAlongCheck): void {
@@ -42,6 +49,12 @@ export interface RideAlongCheck {
   refused(): Error;
 }
 
+export interface WriteCompanion {
+  readonly pending: boolean;
+  /** The statements to add to a write's batch, taken once. */
+  takeStatements(d1: D1Database): D1PreparedStatement[];
+}
+
 const INNER = Symbol("inner statement");
 const SOURCE = Symbol("statement source");
 
@@ -62,7 +75,27 @@ export async function settleCheck(db: D1Database, counter: RoundTripCounter): Pr
   if (check) await askAlone(db, counter, check);
 }
 
+/** Whether a statement writes; one this wrapper did not prepare counts as writing. */
+const writes = (s: D1PreparedStatement) => {
+  const source = (s as Partial<WrappedStatement>)[SOURCE];
+  return !source || !READ.test(source.query);
+};
+
 export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Database {
+  /**
+   * Runs `statements` as one batch (one round trip already counted) with the pending check's guard
+   * first and, if one of them writes, the write companion's statements right after the last
+   * writing one; answers the results of `statements` only.
+   */
+  const batch = async (check: RideAlongCheck | undefined, statements: D1PreparedStatement[]): Promise<D1Result[]> => {
+    const inner = statements.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
+    const at = statements.findLastIndex(writes) + 1;
+    const extra = at > 0 && counter.companion?.pending ? counter.companion.takeStatements(db) : [];
+    const all = [...inner.slice(0, at), ...extra, ...inner.slice(at)];
+    const results = check ? await guardedBatch(check, all) : await db.batch(all);
+    return extra.length === 0 ? results : [...results.slice(0, at), ...results.slice(at + extra.length)];
+  };
+
   /** Runs `statements` as one batch behind the check's guard, and answers their results. */
   const guardedBatch = async (check: RideAlongCheck, statements: D1PreparedStatement[]) => {
     const guard = db.prepare(check.guard).bind(...check.params);
@@ -88,8 +121,9 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
     const run = async <T>(direct: (s: D1PreparedStatement) => Promise<T>, empty: (answer: T) => boolean, fromBatch: (result: D1Result) => T): Promise<T> => {
       counter.count++;
       const check = counter.takeCheck();
+      const write = !READ.test(source.query);
+      if (write && (check || counter.companion?.pending)) return fromBatch((await batch(check, [wrapped]))[0]!);
       if (!check) return direct(stmt);
-      if (!READ.test(source.query)) return fromBatch((await guardedBatch(check, [stmt]))[0]);
       const riding = db.prepare(`SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`).bind(...source.values, ...check.params);
       const answer = await direct(riding);
       if (empty(answer)) await askAlone(db, counter, check);
@@ -126,9 +160,7 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
   proxy.prepare = (query: string) => wrap(db.prepare(query), { query, values: [] });
   proxy.batch = (async (statements: D1PreparedStatement[]) => {
     counter.count++;
-    const inner = statements.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
-    const check = counter.takeCheck();
-    return check ? guardedBatch(check, inner) : db.batch(inner);
+    return batch(counter.takeCheck(), statements);
   }) as D1Database["batch"];
   proxy.exec = (query: string) => {
     counter.count++;

@@ -1,3 +1,4 @@
+import { ADMINISTRATORS_PRIVILEGES } from "../../domain/privileges";
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { invalidateAccount } from "../../auth/cache";
@@ -92,7 +93,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     await db.batch([
       db.insert(accounts).values(values),
       db.insert(groups).values([
-        { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Administrators", description: "Administrators of the account", privileges: ["ROLE_ADMIN"], builtIn: true, ...audit },
+        { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Administrators", description: "Administrators of the account", privileges: [...ADMINISTRATORS_PRIVILEGES], builtIn: true, ...audit },
         { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Users", description: "Every user of the account", privileges: [], builtIn: true, ...audit },
       ]),
     ]);
