@@ -1,7 +1,7 @@
 import type { AuditChange } from "./event";
 
 /** Members an update always touches and that say nothing of what changed. */
-const BOOKKEEPING = new Set(["revision", "version", "createdByUserID", "createdDate", "lastModifiedByUserID", "lastModifiedDate"]);
+const BOOKKEEPING = new Set(["revision", "version", "auditable", "createdByUserID", "createdByUserId", "createdByUserName", "createdDate", "lastModifiedByUserID", "lastModifiedByUserId", "lastModifiedDate"]);
 
 export interface DiffOptions {
   /** Members whose values are secret: a change shows as `{member, changed: true}`, never a value. */
