@@ -28,8 +28,29 @@ const COLUMNS = [
   "user_agent",
 ] as const;
 const INSERT = `INSERT INTO audit_events (${COLUMNS.join(", ")}) SELECT ${COLUMNS.map(() => "?").join(", ")}`;
-/** SQLite's changes(): rows the batch's last writing statement changed; the event is inserted right after it. */
-const IF_CHANGED = " WHERE changes() > 0";
+/** A condition, checked inside the write's transaction after it: the event is inserted only if it holds. */
+export interface EventCondition {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The batch's last writing statement changed a row (SQLite's changes(); the events are inserted
+ * right after it, those with this condition first, so it sees that statement and nothing else).
+ */
+export const ROW_CHANGED: EventCondition = { sql: "changes() > 0", params: [] };
+
+/** The row `id` of `table` now has `revision`: the update that set it won (revisions are unique to a write). */
+export const rowHasRevision = (table: string, id: string, revision: string): EventCondition => ({
+  sql: `EXISTS (SELECT 1 FROM ${table} WHERE id = ? AND revision = ?)`,
+  params: [id, revision],
+});
+
+/** The row `id` of `table` is gone. */
+export const rowGone = (table: string, id: string, idColumn = "id"): EventCondition => ({
+  sql: `NOT EXISTS (SELECT 1 FROM ${table} WHERE ${idColumn} = ?)`,
+  params: [id],
+});
 
 /** The columns of one event, in COLUMNS order. */
 function rowOf(event: AuditEvent): unknown[] {
@@ -59,21 +80,21 @@ function rowOf(event: AuditEvent): unknown[] {
  * its change does, a guard that refuses the batch refuses its events too, and the write takes the
  * round trips it took before. Reads never carry events.
  *
- * `recordIfChanged` is for a write whose statement may change nothing without failing (an UPDATE or
- * DELETE whose WHERE lost a race, answered 404 or 412 afterwards): its events are inserted only if
- * the batch's last writing statement changed a row.
+ * `recordIf` is for a write that may change nothing without failing (an UPDATE or DELETE whose
+ * WHERE lost a race, answered 404 or 412 afterwards): its events are inserted only if `condition`
+ * holds after the write (ROW_CHANGED, rowHasRevision, rowGone).
  */
 export class AuditTrail implements WriteCompanion {
-  #pending: { record: AuditRecord; ifChanged: boolean }[] = [];
+  #pending: { record: AuditRecord; condition?: EventCondition }[] = [];
 
   constructor(private readonly context: () => AuditContext) {}
 
   record(...records: AuditRecord[]): void {
-    for (const record of records) this.#pending.push({ record, ifChanged: false });
+    for (const record of records) this.#pending.push({ record });
   }
 
-  recordIfChanged(...records: AuditRecord[]): void {
-    for (const record of records) this.#pending.push({ record, ifChanged: true });
+  recordIf(condition: EventCondition, ...records: AuditRecord[]): void {
+    for (const record of records) this.#pending.push({ record, condition });
   }
 
   get pending(): boolean {
@@ -81,18 +102,20 @@ export class AuditTrail implements WriteCompanion {
   }
 
   /**
-   * The INSERTs of the pending events, taken once. Conditional ones come first, so each checks the
-   * write itself (and the next one checks that its predecessor was inserted).
+   * The INSERTs of the pending events, taken once. Those conditioned on ROW_CHANGED come first, so
+   * the first checks the write itself and each next one that its predecessor was inserted.
    */
   takeStatements(d1: D1Database): D1PreparedStatement[] {
-    const pending = [...this.#pending.filter((p) => p.ifChanged), ...this.#pending.filter((p) => !p.ifChanged)];
+    const first = (p: { condition?: EventCondition }) => (p.condition === ROW_CHANGED ? 0 : 1);
+    const pending = [...this.#pending].sort((a, b) => first(a) - first(b));
     this.#pending = [];
     if (pending.length === 0) return [];
     const context = this.context();
     const time = new Date();
-    return pending.map(({ record, ifChanged }) =>
-      d1.prepare(INSERT + (ifChanged ? IF_CHANGED : "")).bind(...rowOf(eventOf(record, context, time))),
-    );
+    return pending.map(({ record, condition }) => {
+      const row = rowOf(eventOf(record, context, time));
+      return condition ? d1.prepare(`${INSERT} WHERE ${condition.sql}`).bind(...row, ...condition.params) : d1.prepare(INSERT).bind(...row);
+    });
   }
 
   /** Writes events on their own (a login lock-out, which changes nothing else): one round trip. */

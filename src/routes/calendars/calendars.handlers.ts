@@ -2,6 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
 import { calendarLimitGuard, calendarUsage, DEFAULT_CALENDAR_ID, MAX_CALENDARS_PER_ACCOUNT, selectCalendar, selectCalendarUsers } from "../../db/calendars";
+import { ROW_CHANGED } from "../../db/audit-trail";
 import type { Database } from "../../db/client";
 import { diffMembers } from "../../domain/audit/changes";
 import { calendars } from "../../db/schema";
@@ -84,7 +85,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const current = await findCalendar(db, scopeOf(principal), calendarId);
   checkIfMatch(c, current.revision);
   const changes = { name: body.name, ...definitionColumns(body), revision: newRevision(), ...auditForUpdate(principal) };
-  c.get("audit").recordIfChanged({
+  c.get("audit").recordIf(ROW_CHANGED, {
     accountId: current.accountId,
     action: "calendar.update",
     target: calendarTarget(current),
@@ -120,7 +121,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
     throw inUse(current.name, accessible, "delete the calendar", hasOtherUsages);
   };
   if (users.length > 0) refuseInUse(users);
-  c.get("audit").recordIfChanged({ accountId: current.accountId, action: "calendar.delete", target: calendarTarget(current) });
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: current.accountId, action: "calendar.delete", target: calendarTarget(current) });
   let deleted: { id: string }[];
   try {
     deleted = await db

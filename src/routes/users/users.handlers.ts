@@ -1,3 +1,5 @@
+import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
+import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
@@ -115,6 +117,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     passwordHash: password.hash,
     ...audit,
   };
+  c.get("audit").record({ accountId, action: "user.create", target: { type: "user", id, name: body.name } });
   try {
     await db.batch([
       db.insert(users).values(values),
@@ -172,6 +175,13 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   };
   // Group links are replaced only if the guarded update won: its new revision is unique to this write.
   const won = sql`EXISTS (SELECT 1 FROM users WHERE id = ${id} AND revision = ${changes.revision})`;
+  const after = toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) });
+  c.get("audit").recordIf(rowHasRevision("users", id, changes.revision), {
+    accountId: current.accountId,
+    action: "user.update",
+    target: { type: "user", id, name: body.name },
+    changes: [...diffMembers(toUser(current), after), ...(password ? [secretChanged("password")] : [])],
+  });
   let results;
   try {
     results = await db.batch([
@@ -190,7 +200,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   if (results[0].length === 0) throw new ApiError("PRECONDITION_FAILED", "The user was changed concurrently; reload it and retry");
   invalidateUser(id);
   c.header("ETag", etagOf(changes.revision));
-  return c.json(toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) }), 200);
+  return c.json(after, 200);
 };
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
@@ -201,6 +211,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   if (principal.id === id) throw new ApiError("CANNOT_DELETE_SELF", "You cannot delete yourself");
   checkIfMatch(c, current.revision);
   assertMayGrant(principal, privilegesOf(current), "delete a user holding");
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: current.accountId, action: "user.delete", target: { type: "user", id, name: current.name } });
   await db.batch([
     db.delete(accessTokens).where(eq(accessTokens.userId, id)),
     db.delete(userAttributes).where(eq(userAttributes.userId, id)),
