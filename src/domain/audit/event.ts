@@ -51,8 +51,11 @@ export interface AuditTarget {
   name: string | null;
 }
 
-/** A member that changed; a secret one only says that it changed. */
-export type AuditChange = { member: string; before: unknown; after: unknown } | { member: string; changed: true };
+/**
+ * A member that changed; a secret one only says that it changed. A write made without reading the
+ * object first (a JSON dataset's PUT) knows only the new value.
+ */
+export type AuditChange = { member: string; before: unknown; after: unknown } | { member: string; changed: true } | { member: string; after: unknown };
 
 /** What a write declares about one changed object; the trail adds who, when and which request. */
 export interface AuditRecord {
