@@ -1,4 +1,4 @@
-import type { AuditActor, AuditEvent, AuditRecord } from "../domain/audit/event";
+import type { AuditActor, AuditRecord, ComputedValue } from "../domain/audit/event";
 import { newEventId } from "../domain/audit/event-id";
 import type { WriteCompanion } from "./round-trips";
 
@@ -27,7 +27,7 @@ const COLUMNS = [
   "ip",
   "user_agent",
 ] as const;
-const INSERT = `INSERT INTO audit_events (${COLUMNS.join(", ")}) SELECT ${COLUMNS.map(() => "?").join(", ")}`;
+const INSERT_INTO = `INSERT INTO audit_events (${COLUMNS.join(", ")}) SELECT `;
 /** A condition, checked inside the write's transaction after it: the event is inserted only if it holds. */
 export interface EventCondition {
   sql: string;
@@ -41,8 +41,8 @@ export interface EventCondition {
 export const ROW_CHANGED: EventCondition = { sql: "changes() > 0", params: [] };
 
 /** The row `id` of `table` now has `revision`: the update that set it won (revisions are unique to a write). */
-export const rowHasRevision = (table: string, id: string, revision: string): EventCondition => ({
-  sql: `EXISTS (SELECT 1 FROM ${table} WHERE id = ? AND revision = ?)`,
+export const rowHasRevision = (table: string, id: string, revision: string, idColumn = "id"): EventCondition => ({
+  sql: `EXISTS (SELECT 1 FROM ${table} WHERE ${idColumn} = ? AND revision = ?)`,
   params: [id, revision],
 });
 
@@ -52,19 +52,33 @@ export const rowGone = (table: string, id: string, idColumn = "id"): EventCondit
   params: [id],
 });
 
+type Pending = { record: AuditRecord; condition?: EventCondition; before?: boolean };
+
+const isComputed = (value: unknown): value is ComputedValue => typeof value === "object" && value !== null && "sql" in value;
+
+/** One event's INSERT: a `?` per plain column, a scalar subquery per computed one, then its condition. */
+function insertOf(d1: D1Database, { record, condition }: Pending, context: AuditContext, time: Date): D1PreparedStatement {
+  const values = rowOf(record, context, time);
+  const select = values.map((v) => (isComputed(v) ? `(${v.sql})` : "?")).join(", ");
+  const params = values.flatMap((v) => (isComputed(v) ? v.params : [v]));
+  const sql = INSERT_INTO + select + (condition ? ` WHERE ${condition.sql}` : "");
+  return d1.prepare(sql).bind(...params, ...(condition?.params ?? []));
+}
+
 /** The columns of one event, in COLUMNS order. */
-function rowOf(event: AuditEvent): unknown[] {
+function rowOf(record: AuditRecord, context: AuditContext, time: Date): unknown[] {
+  const event = eventOf(record, context, time);
   return [
     event.id,
     event.time,
-    event.accountId ?? null,
+    record.accountId ?? null,
     event.actor.type,
     event.actor.id ?? null,
     event.actor.name,
     event.actor.authentication,
     event.action,
     event.target.type,
-    event.target.id ?? null,
+    record.target.id ?? null,
     event.target.name ?? null,
     event.changes ? JSON.stringify(event.changes) : null,
     event.requestId,
@@ -85,7 +99,7 @@ function rowOf(event: AuditEvent): unknown[] {
  * holds after the write (ROW_CHANGED, rowHasRevision, rowGone).
  */
 export class AuditTrail implements WriteCompanion {
-  #pending: { record: AuditRecord; condition?: EventCondition }[] = [];
+  #pending: Pending[] = [];
 
   constructor(private readonly context: () => AuditContext) {}
 
@@ -97,6 +111,15 @@ export class AuditTrail implements WriteCompanion {
     for (const record of records) this.#pending.push({ record, condition });
   }
 
+  /**
+   * For a single statement that deletes what it finds (a token revoked by id): the event is written
+   * just before it, in the same transaction, if `condition` holds then, and may read what the
+   * statement is about to delete (its computed values).
+   */
+  recordBeforeIf(condition: EventCondition, ...records: AuditRecord[]): void {
+    for (const record of records) this.#pending.push({ record, condition, before: true });
+  }
+
   get pending(): boolean {
     return this.#pending.length > 0;
   }
@@ -105,31 +128,27 @@ export class AuditTrail implements WriteCompanion {
    * The INSERTs of the pending events, taken once. Those conditioned on ROW_CHANGED come first, so
    * the first checks the write itself and each next one that its predecessor was inserted.
    */
-  takeStatements(d1: D1Database): D1PreparedStatement[] {
-    const first = (p: { condition?: EventCondition }) => (p.condition === ROW_CHANGED ? 0 : 1);
+  takeStatements(d1: D1Database): { before: D1PreparedStatement[]; after: D1PreparedStatement[] } {
+    const first = (p: Pending) => (p.condition === ROW_CHANGED ? 0 : 1);
     const pending = [...this.#pending].sort((a, b) => first(a) - first(b));
     this.#pending = [];
-    if (pending.length === 0) return [];
-    const context = this.context();
+    const context = pending.length > 0 ? this.context() : undefined;
     const time = new Date();
-    return pending.map(({ record, condition }) => {
-      const row = rowOf(eventOf(record, context, time));
-      return condition ? d1.prepare(`${INSERT} WHERE ${condition.sql}`).bind(...row, ...condition.params) : d1.prepare(INSERT).bind(...row);
-    });
+    const inserts = (list: Pending[]) => list.map((p) => insertOf(d1, p, context!, time));
+    return { before: inserts(pending.filter((p) => p.before)), after: inserts(pending.filter((p) => !p.before)) };
   }
 
   /** Writes events on their own (a login lock-out, which changes nothing else): one round trip. */
   static async writeAlone(d1: D1Database, records: AuditRecord[], context: AuditContext): Promise<void> {
     const time = new Date();
-    await d1.batch(records.map((record) => d1.prepare(INSERT).bind(...rowOf(eventOf(record, context, time)))));
+    await d1.batch(records.map((record) => insertOf(d1, { record }, context, time)));
   }
 }
 
-function eventOf(record: AuditRecord, context: AuditContext, time: Date): AuditEvent {
+function eventOf(record: AuditRecord, context: AuditContext, time: Date) {
   return {
     id: newEventId(time.getTime()),
     time: time.toISOString(),
-    accountId: record.accountId,
     actor: context.actor,
     action: record.action,
     target: record.target,

@@ -51,8 +51,8 @@ export interface RideAlongCheck {
 
 export interface WriteCompanion {
   readonly pending: boolean;
-  /** The statements to add to a write's batch, taken once. */
-  takeStatements(d1: D1Database): D1PreparedStatement[];
+  /** The statements to add to a write's batch (just before its first writing statement, and right after its last), taken once. */
+  takeStatements(d1: D1Database): { before: D1PreparedStatement[]; after: D1PreparedStatement[] };
 }
 
 const INNER = Symbol("inner statement");
@@ -89,11 +89,14 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
    */
   const batch = async (check: RideAlongCheck | undefined, statements: D1PreparedStatement[]): Promise<D1Result[]> => {
     const inner = statements.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
-    const at = statements.findLastIndex(writes) + 1;
-    const extra = at > 0 && counter.companion?.pending ? counter.companion.takeStatements(db) : [];
-    const all = [...inner.slice(0, at), ...extra, ...inner.slice(at)];
+    const from = statements.findIndex(writes);
+    const to = statements.findLastIndex(writes) + 1;
+    const { before, after } = from >= 0 && counter.companion?.pending ? counter.companion.takeStatements(db) : { before: [], after: [] };
+    const all = [...inner.slice(0, from < 0 ? 0 : from), ...before, ...inner.slice(from < 0 ? 0 : from, to), ...after, ...inner.slice(to)];
     const results = check ? await guardedBatch(check, all) : await db.batch(all);
-    return extra.length === 0 ? results : [...results.slice(0, at), ...results.slice(at + extra.length)];
+    if (before.length + after.length === 0) return results;
+    const mine = results.filter((_, i) => !((i >= from && i < from + before.length) || (i >= to + before.length && i < to + before.length + after.length)));
+    return mine;
   };
 
   /** Runs `statements` as one batch behind the check's guard, and answers their results. */

@@ -45,9 +45,15 @@ export interface AuditActor {
   authentication: "BASIC" | "BEARER";
 }
 
+/** A value the database computes when the event is written (a revoked token's account), by a scalar subquery. */
+export interface ComputedValue {
+  sql: string;
+  params: unknown[];
+}
+
 export interface AuditTarget {
   type: AuditTargetType;
-  id: string | null;
+  id: string | null | ComputedValue;
   name: string | null;
 }
 
@@ -60,13 +66,15 @@ export type AuditChange = { member: string; before: unknown; after: unknown } | 
 /** What a write declares about one changed object; the trail adds who, when and which request. */
 export interface AuditRecord {
   /** The account the object lives in; null outside any (connection types, trusted-access clients). */
-  accountId: string | null;
+  accountId: string | null | ComputedValue;
   action: AuditAction;
   target: AuditTarget;
   changes?: AuditChange[];
 }
 
-export interface AuditEvent extends Omit<AuditRecord, "changes"> {
+export interface AuditEvent extends Omit<AuditRecord, "changes" | "accountId" | "target"> {
+  accountId: string | null;
+  target: { type: AuditTargetType; id: string | null; name: string | null };
   id: string;
   time: string;
   actor: AuditActor;
