@@ -15,6 +15,7 @@ import { marksOfOperation } from "./middleware/stability";
 import { buildDocument } from "./routes/meta/openapi-document";
 import { requestId } from "./middleware/request-id";
 import { accountsRouter } from "./routes/accounts/accounts.index";
+import { auditEventsRouter } from "./routes/audit-events/audit-events.index";
 import { calendarsRouter } from "./routes/calendars/calendars.index";
 import { groupsRouter } from "./routes/groups/groups.index";
 import { jsonDatasetsRouter } from "./routes/json-datasets/json-datasets.index";
@@ -97,7 +98,8 @@ function resourceRoutes() {
     .route("/api/connection/types", connectionTypesRouter)
     .route("/api/connections", connectionsRouter)
     .route("/api/sources/data-entities", dataEntitiesRouter)
-    .route("/api/materialized-views", materializedViewsRouter);
+    .route("/api/materialized-views", materializedViewsRouter)
+    .route("/api/audit-events", auditEventsRouter);
 }
 
 /** The API's routes as a type: what `hono/client` needs to type a client (src/client.ts). */
