@@ -1,4 +1,5 @@
 import { createApp } from "./app";
+import { pruneAuditEvents, retentionDays } from "./db/audit-retention";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
 
@@ -11,5 +12,10 @@ export default {
     let app = apps.get(contextPath);
     if (!app) apps.set(contextPath, (app = createApp(contextPath)));
     return app.fetch(request, env, ctx);
+  },
+  /** The Cron Trigger (wrangler.toml [triggers]): prunes audit events past AUDIT_RETENTION_DAYS. */
+  async scheduled(_controller, env) {
+    const deleted = await pruneAuditEvents(env.DB, retentionDays(env.AUDIT_RETENTION_DAYS));
+    console.log(JSON.stringify({ level: "info", message: "audit events pruned", deleted }));
   },
 } satisfies ExportedHandler<Bindings>;

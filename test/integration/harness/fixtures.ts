@@ -428,6 +428,14 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   "/api/json-datasets": {
     bodies: { POST: jsonDataset },
   },
+  "/api/audit-events": {},
+  "/api/audit-events/{id}": {
+    // The newest event of the world's account (its creation wrote some).
+    params: async (w) => {
+      const res = await call("GET", `/api/audit-events?accountId=${w.account.id}&maxResults=1`);
+      return { id: (await expectStatus("audit events", res, 200)).json.content[0].id as string };
+    },
+  },
   "/api/json-datasets/{id}": {
     params: createJsonDataset,
     bodies: { PUT: jsonDataset },
@@ -563,6 +571,8 @@ export const REFERENCE_MEMBERS: Record<string, ReferenceTarget> = {
   parent_id: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   folder_ids: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   dataEntityId: { notAReference: "names a table of the source's remote database, not an object of this API" },
+  targetId: { notAReference: "an audit filter: the id of any kind of object, compared as text; naming another account's finds nothing" },
+  requestId: { notAReference: "an audit filter: a request's X-Request-Id, not an object" },
 };
 
 /** Member names that look like references to other objects. */
