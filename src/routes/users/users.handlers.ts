@@ -1,5 +1,6 @@
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Context } from "hono";
 import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
@@ -16,6 +17,7 @@ import { mergePatchHandler } from "../../lib/merge-patch-route";
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
+import type { AppEnv } from "../../lib/types";
 import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
 import type { UserWrite } from "./users.schemas";
 import * as routes from "./users.routes";
@@ -228,12 +230,22 @@ const inPrivateTree = (userId: string) => and(eq(folders.ownerUserId, userId), e
 
 const transferToProblem = (message: string) => invalid("query.transferTo", message);
 
+/** Attempts of a delete with transferTo whose user gained objects between its read and its write (each move is an event, so it moves only what it read). */
+const TRANSFER_ATTEMPTS = 3;
+
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
   const { transferTo } = c.req.valid("query");
+  if (transferTo === id) throw transferToProblem("Names the user being deleted: name the user who takes its objects over");
+  for (let attempt = 1; !(await attemptRemove(c, id, transferTo, attempt === TRANSFER_ATTEMPTS)); attempt++);
+  invalidateUser(id);
+  return c.body(null, 204);
+};
+
+/** One read and one write of the delete; false when transferTo must read again (and `last` is false). */
+async function attemptRemove(c: Context<AppEnv>, id: string, transferTo: string | undefined, last: boolean): Promise<boolean> {
   const db = c.get("db");
   const principal = c.get("principal");
-  if (transferTo === id) throw transferToProblem("Names the user being deleted: name the user who takes its objects over");
   // One round trip: the user, what it owns, and the user who is to take it over (in the same account).
   const [found, owned, heirs] = await db.batch([
     selectUser(db, principal, id),
@@ -290,15 +302,17 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   } catch (err) {
     if (raisedBy(err, USER_MISSING)) throw transferToProblem("The user was deleted meanwhile");
     if (refusedBy(err, WRITE_CONFLICT_GUARD)) {
-      if (transferTo !== undefined) throw new ApiError("CONCURRENT_UPDATE", "The user's sources or folders changed while it was being deleted; send the delete again");
+      if (transferTo !== undefined) {
+        if (!last) return false;
+        throw new ApiError("CONCURRENT_UPDATE", "The user's sources or folders changed while it was being deleted; send the delete again");
+      }
       const since = await selectOwned(db, id).all();
       throw ownsObjects(current.name, since);
     }
     throw err;
   }
-  invalidateUser(id);
-  return c.body(null, 204);
-};
+  return true;
+}
 
 function ownsObjects(userName: string, owned: { type: string; id: string; name: string }[]): ApiError {
   const listed = owned.slice(0, MAX_OWNED_LISTED);
