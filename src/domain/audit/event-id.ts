@@ -57,4 +57,3 @@ export function timeOfEventId(id: string): number {
   return ms;
 }
 
-export const EVENT_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
