@@ -56,4 +56,3 @@ export function timeOfEventId(id: string): number {
   for (const ch of id.slice(0, TIME_CHARS)) ms = ms * 32 + ALPHABET.indexOf(ch);
   return ms;
 }
-
