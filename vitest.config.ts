@@ -8,6 +8,9 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations("./drizzle");
   return {
     test: {
+      // The Worker logs a line per request (src/middleware/request-log): thousands per run, none of
+      // them a test's outcome. request-log.test.ts reads them through its own console spies.
+      onConsoleLog: (log: string) => !log.includes('"message":"request"'),
       projects: [
         {
           test: {

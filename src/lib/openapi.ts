@@ -88,8 +88,10 @@ export function orNull<T extends z.ZodType>(schema: T) {
  * The same schema under every JSON media type the service speaks (src/lib/media-types.ts): a body
  * is read in any of them, and an answer is written in the one negotiated from Accept.
  */
-export function jsonMediaTypes<T>(schema: T) {
-  return Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, { schema }])) as { [K in JsonMediaType]: { schema: T } };
+export function jsonMediaTypes<T>(schema: T, example?: unknown) {
+  return Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, example === undefined ? { schema } : { schema, example }])) as {
+    [K in JsonMediaType]: { schema: T; example?: unknown };
+  };
 }
 
 /** A JSON response body, in the media type negotiated for the request. */
@@ -97,15 +99,20 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
   return { description, content: jsonMediaTypes(schema) };
 }
 
-/** A required JSON request body, in any JSON media type the service speaks. */
-export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
-  return { required: true, description, content: jsonMediaTypes(schema) };
+/**
+ * A required JSON request body, in any JSON media type the service speaks. `example`: this
+ * operation's own, where the schema's (shared with other operations) would not fit it.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string, example?: unknown) {
+  return { required: true, description, content: jsonMediaTypes(schema, example) };
 }
 
 export const noContent = { description: "Done; no body." };
 
 export interface RouteExtras {
   access: Access;
+  /** Served outside /api (the reference page, the root's redirect): no JSON media type is negotiated. */
+  outsideApi?: boolean;
   /**
    * The permission the handler checks on the object the path names, after the route's access rule
    * (e.g. "source:READ"). Written into the document as `x-object-permission`; the generated
@@ -190,15 +197,15 @@ export function routeDeclaration<const R extends RouteConfig>(config: R & RouteE
 }
 
 export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras): R {
-  const { access, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
+  const { access, outsideApi = false, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
   const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
   const request = route.request;
   for (const [type, { schema }] of Object.entries((request?.body?.content ?? {}) as Record<string, { schema: z.ZodType }>)) {
     const open = openObjectsOf(schema);
     if (open.length) throw new Error(`${route.method.toUpperCase()} ${route.path} (${type}): body objects must be z.strictObject (src/lib/closed-bodies.ts): ${open.join(", ")}`);
   }
-  // Accept is negotiated under /api only: the HTML reference page answers any Accept.
-  if (route.path.startsWith("/api") || !route.path.startsWith("/docs")) codes.add("NOT_ACCEPTABLE");
+  // Accept is negotiated under /api only: the HTML reference page and the root's redirect answer any Accept.
+  if (!outsideApi) codes.add("NOT_ACCEPTABLE");
   if (request?.params || request?.query) codes.add("VALIDATION_FAILED");
   if (request?.body) ["VALIDATION_FAILED", "MALFORMED_JSON", "PAYLOAD_TOO_LARGE"].forEach((c) => codes.add(c as ErrorCode));
   // The pipeline checks the media type of any body before routing, whether or not the route takes one.

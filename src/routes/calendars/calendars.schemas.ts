@@ -73,6 +73,7 @@ export const CalendarWriteSchema = z
     if (body[foreign] !== undefined) ctx.addIssue({ code: "custom", path: [foreign], message: `A ${body.type} calendar has no ${foreign}: remove it` });
   })
   .openapi("CalendarWrite", {
+    example: { type: "MONTH_SHIFT", name: "Fiscal year from February", monthShift: 1 },
     description: "A calendar as a client writes it: `monthShift` for type MONTH_SHIFT, `fiscal445` for type FISCAL_445, never both.",
   });
 

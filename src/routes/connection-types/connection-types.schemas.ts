@@ -99,7 +99,13 @@ export const ConnectionTypeWriteSchema = z
     ...typeMembers,
   }))
   .superRefine((body, ctx) => uniqueKeys(body.parameters, ctx))
-  .openapi("ConnectionTypeWrite");
+  .openapi("ConnectionTypeWrite", {
+    example: {
+      connectorId: "http-json",
+      name: "Orders API",
+      description: "The orders service's JSON endpoints",
+    },
+  });
 
 export type ConnectionTypeWrite = z.infer<typeof ConnectionTypeWriteSchema>;
 

@@ -1,6 +1,7 @@
 import { mergePatchRouteOf } from "../../lib/merge-patch-route";
 import { defineRoute, jsonBody, jsonContent, noContent , routeDeclaration } from "../../lib/openapi";
 import {
+  CONNECTION_WRITE_EXAMPLE,
   ConnectionIdParamSchema,
   ConnectionListQuerySchema,
   ConnectionListSchema,
@@ -45,7 +46,7 @@ export const create = defineRoute({
   access: manager,
   problemLevels: bothLevels,
   errors: ["DUPLICATED", "QUOTA_EXCEEDED", "PRECONDITION_FAILED", ...TYPE_ERRORS],
-  request: { query: ConnectionWriteQuerySchema, body: jsonBody(ConnectionWriteSchema) },
+  request: { query: ConnectionWriteQuerySchema, body: jsonBody(ConnectionWriteSchema, undefined, CONNECTION_WRITE_EXAMPLE) },
   responses: { 201: jsonContent(ConnectionSchema, "The connection was created") },
 });
 
@@ -59,7 +60,7 @@ export const validate = defineRoute({
   access: manager,
   problemLevels: bothLevels,
   errors: [...TYPE_ERRORS],
-  request: { query: ConnectionWriteQuerySchema, body: jsonBody(ConnectionWriteSchema) },
+  request: { query: ConnectionWriteQuerySchema, body: jsonBody(ConnectionWriteSchema, undefined, CONNECTION_WRITE_EXAMPLE) },
   responses: { 200: jsonContent(ValidationResultSchema, "What connecting gave") },
 });
 

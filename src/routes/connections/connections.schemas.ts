@@ -113,6 +113,12 @@ export const ConnectionWriteSchema = z
   }))
   .openapi("ConnectionWrite");
 
+/**
+ * The create and validate example (not the schema's: PUT /api/connections/{id} would make a second
+ * connection of the same name). The JSON-datasets type is built in and reaches no network.
+ */
+export const CONNECTION_WRITE_EXAMPLE = { name: "Sales datasets", connectionTypeId: "json-datasets", allParameters: [] };
+
 export type ConnectionWrite = z.infer<typeof ConnectionWriteSchema>;
 
 export const ConnectionListSchema = z.strictObject({ content: z.array(ConnectionSchema) }).openapi("ConnectionList");

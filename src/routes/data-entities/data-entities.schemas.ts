@@ -46,7 +46,8 @@ export const DataEntityDescribeRequestSchema = z
       ? { connectionId: body.singleCollection.connectionId, schema: body.singleCollection.schema, table: body.singleCollection.collection }
       : { connectionId: body.connectionId!, schema: body.schema!, table: body.table! },
   )
-  .openapi("DataEntityDescribeRequest");
+  // A JSON-datasets connection: its schema "datasets" holds a table per dataset of the account.
+  .openapi("DataEntityDescribeRequest", { example: { connectionId: "sales-warehouse", schema: "datasets", table: "customers" } });
 
 const NativeFieldDefinitionSchema = z
   .strictObject({

@@ -64,7 +64,7 @@ export const FolderCreateSchema = z
       description: "CUSTOM, or the library's own type (DASHBOARDS, REPORTS). PRIVATE trees are made by the service: each user's private root appears in its tree.",
     }),
   })
-  .openapi("FolderCreate");
+  .openapi("FolderCreate", { example: { folder_name: "Sales", description: "Dashboards of the sales team", content_type: "DASHBOARDS" } });
 
 export const FolderPatchSchema = z
   .strictObject({
@@ -115,7 +115,7 @@ export const TreeStateSchema = z
   .strictObject({
     folder_ids: z.array(z.string().min(1).max(64)).max(500).openapi({ description: "Every folder the caller has expanded (at most 500), each one it may READ; replaces the previous set." }),
   })
-  .openapi("FolderTreeState");
+  .openapi("FolderTreeState", { example: { folder_ids: [] } });
 
 const AclEntrySchema = z.strictObject({
   principalType: z.enum(["USER", "GROUP"]),

@@ -36,7 +36,9 @@ export const GroupWriteSchema = z
       description: "The group's account. Account admins may only name their own; the supervisor names any (default account if omitted).",
     }),
   }))
-  .openapi("GroupWrite");
+  .openapi("GroupWrite", {
+    example: { name: "Analysts", description: "Build and share dashboards", privileges: ["ROLE_CREATE_SOURCES", "ROLE_CREATE_FOLDERS"], accountId: "00000000-0000-4000-8000-000000000001" },
+  });
 
 export const GroupListQuerySchema = PageQuerySchema.extend({
   accountId: z.string().min(1).max(64).optional().openapi({ description: "Supervisor only: the account to list (default account otherwise)." }),

@@ -34,7 +34,9 @@ const writeMembers = {
   accountId: z.string().min(1).max(64).optional().openapi({ description: "The caller's own account (the default); naming another is 403." }),
 };
 
-export const JsonDatasetCreateSchema = z.strictObject(withReadOnlyMembers(JsonDatasetSchema, { ...writeMembers, data: DatasetDataSchema })).openapi("JsonDatasetCreate");
+export const JsonDatasetCreateSchema = z.strictObject(withReadOnlyMembers(JsonDatasetSchema, { ...writeMembers, data: DatasetDataSchema })).openapi("JsonDatasetCreate", {
+  example: { name: "regions", description: "Sales regions", data: { rows: [{ region: "EMEA", target: 1200000 }, { region: "APAC", target: 800000 }] } },
+});
 
 export const JsonDatasetUpdateSchema = z
   .strictObject(withReadOnlyMembers(JsonDatasetSchema, { ...writeMembers, data: DatasetDataSchema.optional().openapi({ description: "The new data; omitted keeps the stored data." }) }))

@@ -166,6 +166,12 @@ export const MaterializedViewInputSchema = deprecatedObject(
   }),
 ).openapi("MaterializedViewInput", {
   deprecated: true,
+  example: {
+    name: "Customer count",
+    description: "How many customers there are",
+    enabled: true,
+    definition: { type: "AGG", sourceId: "7b0c5b1e-0d1a-4e8e-9f55-3f4c5d6e7f80", metrics: [{ type: "COUNT" }] },
+  },
   description: "A materialized view as a client writes it: a MaterializedView without id, referencedSourceIds and definitionQuery (those are ignored when sent).",
 });
 

@@ -30,6 +30,7 @@ export const openapiDocument = defineRoute({
 export const docs = defineRoute({
   method: "get",
   path: "/docs",
+  outsideApi: true,
   tags,
   summary: "API reference page rendering this document",
   access: publicAccess,
@@ -39,6 +40,7 @@ export const docs = defineRoute({
 export const root = defineRoute({
   method: "get",
   path: "/",
+  outsideApi: true,
   tags,
   summary: "Redirects to the API reference page (/docs, under the context path if there is one)",
   access: publicAccess,

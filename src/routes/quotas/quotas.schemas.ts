@@ -39,7 +39,7 @@ export const QuotaWriteSchema = z
         });
       }),
   }))
-  .openapi("QuotaWrite");
+  .openapi("QuotaWrite", { example: { accountId: "00000000-0000-4000-8000-000000000001", quotas: [{ type: "CONNECTION", limit: 20 }] } });
 
 export const AccountIdParamSchema = z.object({
   accountId: z.string().min(1).max(64).openapi({ param: { name: "accountId", in: "path" } }),

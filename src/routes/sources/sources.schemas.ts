@@ -80,7 +80,8 @@ export const SourceCreateSchema = z
         "`singleCollection` naming a connection, schema and collection, the fields are read from that table (as POST /api/sources/data-entities/describe answers them).",
     }),
   }))
-  .openapi("SourceCreate");
+  // Without a connection: a connection's id is made by the installation, so no example can name one that exists.
+  .openapi("SourceCreate", { example: { name: "Customers", description: "Customers and their regions", features: [], enabled: true } });
 
 export type SourceCreate = z.infer<typeof SourceCreateSchema>;
 

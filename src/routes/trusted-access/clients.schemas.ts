@@ -76,7 +76,9 @@ export const TrustedAccessClientCreateSchema = z
     token_endpoint_auth_method: z.literal(TOKEN_ENDPOINT_AUTH_METHOD).optional().openapi({ description: "The only method offered; may be omitted." }),
     account_ids: AccountIdsSchema.nullable().optional(),
   })
-  .openapi("TrustedAccessClientCreate");
+  .openapi("TrustedAccessClientCreate", {
+    example: { client_name: "Portal", access_token_validity_seconds: 3600, client_secret_expires_at: 0, account_ids: ["00000000-0000-4000-8000-000000000001"] },
+  });
 
 export const TrustedAccessClientUpdateSchema = z
   .strictObject({

@@ -62,14 +62,17 @@ export const AccessTokenPushRequestSchema = z
           "`{\"key\": \"value\"}` / `{\"key\": [\"value\"]}` (the same attributes: a string is its one value).",
       }),
   })
-  .openapi("AccessTokenPushRequest");
+  .openapi("AccessTokenPushRequest", {
+    example: { username: "jsmith", account: "Default", fullname: "John Smith", email: "jsmith@acme.example", groups: ["Users"], attributes: [{ key: "region", values: ["EMEA"] }] },
+  });
 
 export const AccessTokenPullRequestSchema = z
   .strictObject({
     username: UsernameSchema.openapi({ description: "An existing user (usernames are unique across accounts)." }),
     account: AccountNameSchema.optional().openapi({ description: "The user's account NAME; omitted: the user's own account." }),
   })
-  .openapi("AccessTokenPullRequest");
+  // The user the push example makes: a pull token is only issued for an existing user.
+  .openapi("AccessTokenPullRequest", { example: { username: "jsmith", account: "Default" } });
 
 export const AccessTokenResponseSchema = z
   .strictObject({

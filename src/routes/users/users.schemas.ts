@@ -47,7 +47,9 @@ const userWriteMembers = {
 
 export const UserCreateSchema = z
   .strictObject(withReadOnlyMembers(UserSchema, { ...userWriteMembers, password: z.string().min(8).max(256).openapi({ writeOnly: true }) }))
-  .openapi("UserCreate");
+  .openapi("UserCreate", {
+    example: { name: "jdoe", fullName: "Jane Doe", email: "jdoe@acme.example", password: "correct horse battery", accountId: "00000000-0000-4000-8000-000000000001", groups: ["Users"], roles: [] },
+  });
 
 export const UserUpdateSchema = z
   .strictObject(

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { Credentials } from "../helpers";
 import type { Caller } from "./access";
 import type { Contract } from "./contract";
-import { fillTemplate, fillTemplateRaw, type Operation } from "./document";
+import { fillTemplate, fillTemplateRaw, findOperation, type Operation } from "./document";
 import type { PathParams } from "./fixtures";
 import { BROKEN_AUTHORIZATION, throwawayAddress, type BodyPlan, type RequestPlan } from "./request-plan";
 import { intendedPattern } from "./schemas";
@@ -128,7 +128,12 @@ export function invalidRequests(ctx: InvalidContext): InvalidCategory[] {
   for (const name of op.pathParams) {
     for (const odd of ["..", "%2E%2E", "..%2F..%2Fapi%2Faccounts", "a%2F..%2Fb", "%00", "a%00b", "%2F", "%E0%A4%A", "x".repeat(10_000)]) {
       const params = Object.fromEntries(Object.entries(ctx.params).map(([k, v]) => [k, k === name ? odd : encodeURIComponent(v)]));
-      plans.push(base(`path {${name}} = ${odd.length > 40 ? `${odd.slice(0, 10)}… (${odd.length} chars)` : odd}`, { path: fillTemplateRaw(op.template, params) }));
+      const path = fillTemplateRaw(op.template, params);
+      // A dot segment is resolved by the URL parser before the Worker sees the request: when what it
+      // resolves to is another documented operation (/api/accounts/../users is GET /api/users), that
+      // operation is what was asked for, and its answer is not this one's to judge.
+      if (findOperation(ctx.contract.operations, op.method, new URL(path, "http://harness.invalid").pathname) !== undefined) continue;
+      plans.push(base(`path {${name}} = ${odd.length > 40 ? `${odd.slice(0, 10)}… (${odd.length} chars)` : odd}`, { path }));
     }
   }
 
