@@ -1,5 +1,6 @@
 import { buildApp, type App } from "./app";
 import { recordedStatements } from "./db/round-trips";
+import { pruneAuditEvents, retentionDays } from "./db/audit-retention";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
 import { loadAllMounts, routeGroupOf, type RouteGroup } from "./routes";
@@ -24,6 +25,11 @@ export default {
     const app = apps.get(key);
     if (app && !(app instanceof Promise)) return app.fetch(request, env, ctx);
     return (app ?? load(key, contextPath, group)).then((loaded) => loaded.fetch(request, env, ctx));
+  },
+  /** The Cron Trigger (wrangler.toml [triggers]): prunes audit events past AUDIT_RETENTION_DAYS. */
+  async scheduled(_controller, env) {
+    const deleted = await pruneAuditEvents(env.DB, retentionDays(env.AUDIT_RETENTION_DAYS));
+    console.log(JSON.stringify({ level: "info", message: "audit events pruned", deleted }));
   },
 } satisfies ExportedHandler<Bindings>;
 

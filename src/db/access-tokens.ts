@@ -91,6 +91,10 @@ export function revokeTokens(db: Database, scope: TokenScope, onlyIf?: SQL) {
  * looked up by its digest only (a token never becomes a bound parameter, so no error text can
  * carry it). Answers what it deleted.
  */
+export async function tokenKey(tokenIdOrToken: string): Promise<{ column: "token_id" | "token_hash"; value: string }> {
+  return isUuid(tokenIdOrToken) ? { column: "token_id", value: tokenIdOrToken } : { column: "token_hash", value: await digestOf(tokenIdOrToken) };
+}
+
 export async function revokeToken(db: Database, tokenIdOrToken: string) {
   const named = isUuid(tokenIdOrToken) ? eq(accessTokens.tokenId, tokenIdOrToken) : eq(accessTokens.tokenHash, await digestOf(tokenIdOrToken));
   return db.delete(accessTokens).where(named).returning({ tokenId: accessTokens.tokenId });

@@ -12,12 +12,19 @@
  * - a batch, or a statement that writes: the check's guard statement goes first in one batch, and
  *   fails the whole batch (nothing written) when the condition does not hold;
  * - no D1 call at all: the owner of the check asks it alone before answering (`settle`).
+ *
+ * It also adds what must commit with a write to that write's own round trip (a `WriteCompanion`:
+ * the request's audit events, db/audit-trail.ts): the first batch holding a writing statement
+ * carries them right after its last writing statement, and a writing statement called alone
+ * becomes a batch of itself and them. Same round trips, one transaction.
  */
 export class RoundTripCounter {
   count = 0;
   #check: RideAlongCheck | undefined;
   /** Each round trip's statements and answers, when the bench asks for them (EXPOSE_D1_STATEMENTS). */
   readonly trips: RecordedRoundTrip[] | undefined;
+  /** Statements that must ride on the next write. */
+  companion: WriteCompanion | undefined;
 
   constructor(recordStatements = false) {
     this.trips = recordStatements ? [] : undefined;
@@ -101,6 +108,12 @@ export function recordedStatements(requestId: string): RecordedRoundTrip[] | und
   return recordedByRequestId.get(requestId);
 }
 
+export interface WriteCompanion {
+  readonly pending: boolean;
+  /** The statements to add to a write's batch (just before its first writing statement, and right after its last), taken once. */
+  takeStatements(d1: D1Database): { before: D1PreparedStatement[]; after: D1PreparedStatement[] };
+}
+
 const INNER = Symbol("inner statement");
 const SOURCE = Symbol("statement source");
 
@@ -124,7 +137,39 @@ export async function settleCheck(db: D1Database, counter: RoundTripCounter): Pr
   if (check) await askAlone(db, counter, check);
 }
 
+/** Whether a statement writes; one this wrapper did not prepare counts as writing. */
+const writes = (s: D1PreparedStatement) => {
+  const source = (s as Partial<WrappedStatement>)[SOURCE];
+  return !source || !READ.test(source.query);
+};
+
 export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Database {
+  const sourceOf = (s: D1PreparedStatement) => (s as Partial<WrappedStatement>)[SOURCE] ?? { query: "(unwrapped statement)", values: [] };
+
+  /**
+   * Runs `statements` as one batch (one round trip already counted) with the pending check's guard
+   * first and, if one of them writes, the write companion's statements right after the last
+   * writing one; answers the results of `statements` only.
+   */
+  const batch = async (check: RideAlongCheck | undefined, statements: D1PreparedStatement[]): Promise<D1Result[]> => {
+    const from = statements.findIndex(writes);
+    const to = statements.findLastIndex(writes) + 1;
+    // Prepared through the wrapper (not counted: preparing is no round trip) so the bench records them.
+    const { before, after } = from >= 0 && counter.companion?.pending ? counter.companion.takeStatements(proxy) : { before: [], after: [] };
+    const all = [...statements.slice(0, from < 0 ? 0 : from), ...before, ...statements.slice(from < 0 ? 0 : from, to), ...after, ...statements.slice(to)];
+    const inner = all.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
+    const sources = all.map(sourceOf);
+    let results: D1Result[];
+    if (check) results = await guardedBatch(check, inner, sources);
+    else {
+      const trip = recordTrip(counter, "batch", sources);
+      results = await db.batch(inner);
+      if (trip) trip.rows = results.map(rowsOf);
+    }
+    if (before.length + after.length === 0) return results;
+    return results.filter((_, i) => !((i >= from && i < from + before.length) || (i >= to + before.length && i < to + before.length + after.length)));
+  };
+
   /** Runs `statements` as one batch behind the check's guard, and answers their results. */
   const guardedBatch = async (check: RideAlongCheck, statements: D1PreparedStatement[], sources: { query: string; values: unknown[] }[]) => {
     const guard = db.prepare(check.guard).bind(...check.params);
@@ -158,13 +203,14 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
     ): Promise<T> => {
       counter.count++;
       const check = counter.takeCheck();
+      const write = !READ.test(source.query);
+      if (write && (check || counter.companion?.pending)) return fromBatch((await batch(check, [wrapped]))[0]!);
       if (!check) {
         const trip = recordTrip(counter, call, [source]);
         const answer = await direct(stmt);
         if (trip) trip.rows = [rowsOf(answer)];
         return answer;
       }
-      if (!READ.test(source.query)) return fromBatch((await guardedBatch(check, [stmt], [source]))[0]);
       const ridingSource = { query: `SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`, values: [...source.values, ...check.params] };
       const trip = recordTrip(counter, call, [ridingSource]);
       const answer = await direct(db.prepare(ridingSource.query).bind(...ridingSource.values));
@@ -205,14 +251,7 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
   proxy.prepare = (query: string) => wrap(db.prepare(query), { query, values: [] });
   proxy.batch = (async (statements: D1PreparedStatement[]) => {
     counter.count++;
-    const inner = statements.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
-    const sources = statements.map((s) => (s as Partial<WrappedStatement>)[SOURCE] ?? { query: "(unwrapped statement)", values: [] });
-    const check = counter.takeCheck();
-    if (check) return guardedBatch(check, inner, sources);
-    const trip = recordTrip(counter, "batch", sources);
-    const results = await db.batch(inner);
-    if (trip) trip.rows = results.map(rowsOf);
-    return results;
+    return batch(counter.takeCheck(), statements);
   }) as D1Database["batch"];
   proxy.exec = (query: string) => {
     counter.count++;

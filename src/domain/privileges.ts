@@ -14,6 +14,7 @@ export const PRIVILEGES = [
   "ROLE_PERMISSION_FOLDERS",
   "ROLE_ADMINISTER_USERS",
   "ROLE_ADMINISTER_GROUPS",
+  "ROLE_VIEW_AUDIT",
 ] as const;
 
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -29,10 +30,14 @@ export const PRIVILEGE_DESCRIPTIONS: Record<Privilege, string> = {
   ROLE_PERMISSION_FOLDERS: "Change the permissions of library folders.",
   ROLE_ADMINISTER_USERS: "Create, change and delete the account's users.",
   ROLE_ADMINISTER_GROUPS: "Create, change and delete the account's groups.",
+  ROLE_VIEW_AUDIT: "Read the account's audit trail (GET /api/audit-events).",
 };
 
-/** Privileges the supervisor exercises on any account besides its own supervisor authority. */
-export const SUPERVISOR_TENANT_PRIVILEGES: readonly Privilege[] = ["ROLE_ADMINISTER_USERS", "ROLE_ADMINISTER_GROUPS"];
+/** Privileges the supervisor exercises on any account besides its own supervisor authority (it reads every account's audit trail). */
+export const SUPERVISOR_TENANT_PRIVILEGES: readonly Privilege[] = ["ROLE_ADMINISTER_USERS", "ROLE_ADMINISTER_GROUPS", "ROLE_VIEW_AUDIT"];
+
+/** What a new account's Administrators group holds (ROLE_ADMIN already implies the rest; ROLE_VIEW_AUDIT is named so a reader of the group sees it). */
+export const ADMINISTRATORS_PRIVILEGES: readonly Privilege[] = ["ROLE_ADMIN", "ROLE_VIEW_AUDIT"];
 
 export function isPrivilege(value: string): value is Privilege {
   return (PRIVILEGES as readonly string[]).includes(value);

@@ -131,6 +131,7 @@ export async function keysetPlan<T>(
   keyColumn: SQLiteColumn,
   keyOf: (row: T) => string,
   page: PageRequest,
+  options: { newestFirst?: boolean } = {},
 ) {
   const tokens = c.get("config").pageTokens;
   const size = page.maxResults;
@@ -142,9 +143,11 @@ export async function keysetPlan<T>(
   }
   const token = (direction: "next" | "previous", row: T | undefined) => (row ? tokens.encode({ direction, key: keyOf(row) }, binding) : null);
   const backwards = cursor?.direction === "previous";
+  // Descending keys (newest first) walk the other way.
+  const downwards = backwards !== (options.newestFirst === true);
   return {
-    keyCondition: cursor ? (backwards ? lt(keyColumn, cursor.key) : gt(keyColumn, cursor.key)) : undefined,
-    orderBy: backwards ? desc(keyColumn) : asc(keyColumn),
+    keyCondition: cursor ? (downwards ? lt(keyColumn, cursor.key) : gt(keyColumn, cursor.key)) : undefined,
+    orderBy: downwards ? desc(keyColumn) : asc(keyColumn),
     limit: size + 1,
     async toPage(rows: T[]): Promise<Page<T>> {
       const more = rows.length > size;

@@ -1,4 +1,5 @@
 import type { TrustedClient } from "../auth/client";
+import type { AuditTrail } from "../db/audit-trail";
 import type { Database } from "../db/client";
 import type { RoundTripCounter } from "../db/round-trips";
 import type { Principal } from "../domain/principal";
@@ -22,6 +23,8 @@ export interface Variables {
   config: Config;
   db: Database;
   roundTrips: RoundTripCounter;
+  /** The request's audit trail: a write declares its events here, and they ride in its batch. */
+  audit: AuditTrail;
   /** Set by the authentication middleware on every route that is not public. */
   principal: Principal;
   /** Set instead of `principal` on the trusted-access token endpoints: the client that authenticated. */

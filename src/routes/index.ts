@@ -71,6 +71,7 @@ export const ROUTE_GROUPS = [
   group("/api/materialized-views", async () => [
     mount("/api/materialized-views", (await import("./materialized-views/materialized-views.index")).materializedViewsRouter),
   ]),
+  group("/api/audit-events", async () => [mount("/api/audit-events", (await import("./audit-events/audit-events.index")).auditEventsRouter)]),
 ];
 
 /** The group whose prefix starts `path` (segment by segment: /api/user is not /api/users), if any. */

@@ -80,7 +80,7 @@ describe("accounts", () => {
         g.accountId,
       ]),
     ).toEqual([
-      ["Administrators", ["ROLE_ADMIN"], true, res.json.id],
+      ["Administrators", ["ROLE_ADMIN", "ROLE_VIEW_AUDIT"], true, res.json.id],
       ["Users", [], true, res.json.id],
     ]);
   });
@@ -298,6 +298,10 @@ describe("accounts", () => {
       expect(Object.keys(ownedAfter).sort()).toEqual(Object.keys(ownedBefore).sort());
       for (const [table, count] of Object.entries(ownedAfter)) expect(count, table).toBe(0);
       expect(await rowsOfAccount(survivor.id)).toEqual(survivorBefore);
+      // Its audit trail stays, the delete included, until retention prunes it.
+      const kept = await env.DB.prepare("SELECT action FROM audit_events WHERE account_id = ? ORDER BY id").bind(doomed.id).all<{ action: string }>();
+      expect(kept.results.map((e) => e.action)).toEqual(expect.arrayContaining(["account.create", "user.create", "account.delete"]));
+      expect(kept.results.at(-1)!.action).toBe("account.delete");
 
       expectUnauthenticated(await call("GET", "/api/users", { as: as(member) }), "/api/users");
     });

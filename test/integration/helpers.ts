@@ -160,10 +160,17 @@ export async function applicationTables(): Promise<string[]> {
   return tables.results.map((t) => t.name);
 }
 
-/** The application tables that have an `account_id` column. */
+/**
+ * Tables with an `account_id` column that an account's delete keeps: its audit events stay until
+ * retention prunes them (who deleted it is itself one of them, docs/audit.md).
+ */
+export const KEPT_AFTER_ACCOUNT_DELETE = ["audit_events"];
+
+/** The application tables that have an `account_id` column and go with their account. */
 export async function accountOwnedTables(): Promise<string[]> {
   const owned: string[] = [];
   for (const name of await applicationTables()) {
+    if (KEPT_AFTER_ACCOUNT_DELETE.includes(name)) continue;
     const columns = await env.DB.prepare(`PRAGMA table_info("${name}")`).all<{ name: string }>();
     if (columns.results.some((c) => c.name === "account_id")) owned.push(name);
   }

@@ -17,3 +17,4 @@ export * from "./trusted-access";
 export * from "./folders";
 export * from "./connections";
 export * from "./materialized-views";
+export * from "./audit";

@@ -1,7 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import { parseBasic, verifyBasic } from "../../auth/basic";
 import { bearerDigest, cachedBearer, verifyBearer } from "../../auth/bearer";
+import { AuditTrail } from "../../db/audit-trail";
 import { settleCheck } from "../../db/round-trips";
+import { requestOf } from "../../lib/audit";
 import { clientAddress, recordFailedLogin, retryAfterSeconds } from "../../auth/login-throttle";
 import { ApiError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
@@ -59,7 +61,15 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!outcome.ok) {
     if (outcome.reason === "account-disabled") throw unauthenticated("The user's account is disabled");
     const retryAfter = await recordFailedLogin(c.env, address, credentials.username);
-    if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
+    if (retryAfter !== undefined) {
+      // The first 429 of a throttle window (later ones are refused above, before any write): one event, on its own.
+      await AuditTrail.writeAlone(c.env.DB, [{ accountId: null, action: "login.lock-out", target: { type: "user", id: null, name: credentials.username } }], {
+        actor: { type: "USER", id: null, name: credentials.username, authentication: "BASIC" },
+        ...requestOf(c),
+      });
+      c.get("roundTrips").count++;
+      throw tooManyAttempts(retryAfter);
+    }
     throw unauthenticated("Bad credentials");
   }
   if (outcome.rehash) c.executionCtx.waitUntil(outcome.rehash().catch(() => undefined));

@@ -4,6 +4,7 @@ import { essenceOf, JSON_MEDIA_TYPES, jsonMediaTypeOf, MERGE_PATCH_JSON, negotia
 import type { AppEnv } from "../../lib/types";
 
 const SPOKEN = JSON_MEDIA_TYPES.join(", ");
+const STREAMING_LIST = /\/api\/audit-events\/?$/;
 
 /**
  * Media types (the rule is src/lib/media-types.ts):
@@ -15,7 +16,9 @@ const SPOKEN = JSON_MEDIA_TYPES.join(", ");
  */
 export const mediaType: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestType = jsonMediaTypeOf(c.req.header("Content-Type"));
-  const answer = negotiate(c.req.header("Accept"), requestType);
+  // The audit trail's list also streams NDJSON for a SIEM (routes/audit-events): its handler answers that type itself.
+  const streams = c.req.method === "GET" && STREAMING_LIST.test(c.req.path) && (c.req.header("Accept") ?? "").toLowerCase().includes("application/x-ndjson");
+  const answer = streams ? VENDOR_JSON : negotiate(c.req.header("Accept"), requestType);
   // Even a refusal is written in a type the client may read: its own, or the service's.
   c.set("mediaType", answer ?? requestType ?? VENDOR_JSON);
   // The answer's type depends on these two request headers: caches must key on them.

@@ -116,6 +116,14 @@ export const putAdmins: AppRouteHandler<typeof routes.putAdmins> = async (c) => 
   );
   if (problems.length > 0) throw new ApiError("ADMINS_NOT_REPLACEABLE", "The administrators cannot be replaced as asked", { problems });
 
+  // One event per user whose administrator standing changed; they commit with the batch or not at all.
+  const standing = (m: Member, after: boolean) => ({
+    accountId,
+    action: "user.update" as const,
+    target: { type: "user" as const, id: m.id, name: m.name },
+    changes: [{ member: "administrator", before: !after, after }],
+  });
+  c.get("audit").record(...promoted.map((m) => standing(m, true)), ...demoted.map((m) => standing(m, false)));
   await writeAdmins(c.get("db"), accountId, listed.map((m) => m.id), promoted.map((m) => m.id), demoted.map((m) => m.id), auditForUpdate(principal));
   // Their privileges changed: this isolate's cached sign-ins of them go.
   [...promoted, ...demoted].forEach((m) => invalidateUser(m.id));

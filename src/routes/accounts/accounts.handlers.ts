@@ -1,5 +1,8 @@
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Context } from "hono";
+import { rowHasRevision } from "../../db/audit-trail";
+import { diffMembers, secretChanged } from "../../domain/audit/changes";
+import { ADMINISTRATORS_PRIVILEGES } from "../../domain/privileges";
 import { invalidateAccount } from "../../auth/cache";
 import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
@@ -44,6 +47,15 @@ function toAccount(c: Context<AppEnv>, row: AccountRow) {
     ...auditOut(row),
   };
 }
+
+/** An update's changes as shown (secured attribute values masked); a secured value that changed only says so. */
+function accountChanges(c: Context<AppEnv>, before: AccountRow, after: AccountRow) {
+  const changes = diffMembers(toAccount(c, before), toAccount(c, after), { ignore: ["numberOfUsers"] });
+  if (!changes.some((ch) => ch.member === "attributes") && !sameAttributes(before.attributes, after.attributes)) changes.push(secretChanged("attributes"));
+  return changes;
+}
+
+const sameAttributes = (a: AccountAttribute[], b: AccountAttribute[]) => JSON.stringify(a) === JSON.stringify(b);
 
 async function findAccount(db: Database, id: string): Promise<AccountRow> {
   const row = await accountById(db).get({ id });
@@ -95,13 +107,18 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     attributes: mergeAttributes(body.attributes),
     ...audit,
   };
+  const builtIn = [
+    { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Administrators", description: "Administrators of the account", privileges: [...ADMINISTRATORS_PRIVILEGES], builtIn: true, ...audit },
+    { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Users", description: "Every user of the account", privileges: [], builtIn: true, ...audit },
+  ];
+  c.get("audit").record(
+    { accountId: id, action: "account.create", target: { type: "account", id, name: body.name } },
+    ...builtIn.map((g) => ({ accountId: id, action: "group.create" as const, target: { type: "group" as const, id: g.id, name: g.name } })),
+  );
   try {
     await db.batch([
       db.insert(accounts).values(values),
-      db.insert(groups).values([
-        { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Administrators", description: "Administrators of the account", privileges: ["ROLE_ADMIN"], builtIn: true, ...audit },
-        { id: crypto.randomUUID(), revision: newRevision(), accountId: id, name: "Users", description: "Every user of the account", privileges: [], builtIn: true, ...audit },
-      ]),
+      db.insert(groups).values(builtIn),
     ]);
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
@@ -144,6 +161,12 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     revision: newRevision(),
     ...auditForUpdate(c.get("principal")),
   };
+  c.get("audit").recordIf(rowHasRevision("accounts", id, changes.revision), {
+    accountId: id,
+    action: "account.update",
+    target: { type: "account", id, name: body.name },
+    changes: accountChanges(c, current, { ...current, ...changes }),
+  });
   let updated;
   try {
     // With If-Match, a concurrent update makes this one miss (412); without it the last writer wins.
@@ -172,13 +195,15 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
   const db = c.get("db");
   const current = await db
-    .select({ isDefault: accounts.isDefault, revision: accounts.revision })
+    .select({ isDefault: accounts.isDefault, revision: accounts.revision, name: accounts.name })
     .from(accounts)
     .where(eq(accounts.id, id))
     .get();
   if (!current) throw notFound("Account");
   if (current.isDefault) throw new ApiError("DEFAULT_ACCOUNT_PROTECTED", "The default account cannot be deleted");
   checkIfMatch(c, current.revision);
+  // The account's events stay (audit_events has no foreign key to it) until retention prunes them.
+  c.get("audit").record({ accountId: id, action: "account.delete", target: { type: "account", id, name: current.name } });
   await db.batch(deleteAccountStatements(db, id));
   invalidateAccount(id);
   return c.body(null, 204);

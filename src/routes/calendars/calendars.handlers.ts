@@ -2,7 +2,9 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
 import { calendarLimitGuard, calendarUsage, DEFAULT_CALENDAR_ID, MAX_CALENDARS_PER_ACCOUNT, selectCalendar, selectCalendarUsers } from "../../db/calendars";
+import { ROW_CHANGED } from "../../db/audit-trail";
 import type { Database } from "../../db/client";
+import { diffMembers } from "../../domain/audit/changes";
 import { calendars } from "../../db/schema";
 import { accountForWrite, scopeOf, scoped, type AccountScope } from "../../db/scope";
 import { inUse } from "../../db/source-items";
@@ -26,6 +28,8 @@ async function findCalendar(db: Database, scope: AccountScope, calendarId: strin
   if (!row) throw notFound("Calendar");
   return row;
 }
+
+const calendarTarget = (row: CalendarRow) => ({ type: "calendar" as const, id: row.id, name: row.name });
 
 const changedConcurrently = () => new ApiError("PRECONDITION_FAILED", "The calendar was changed concurrently; reload it and retry");
 
@@ -56,6 +60,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     createdByUserName: principal.name,
     ...auditForCreate(principal),
   };
+  c.get("audit").record({ accountId, action: "calendar.create", target: calendarTarget(row) });
   try {
     await db.batch([calendarLimitGuard(db, accountId), db.insert(calendars).values(row)]);
   } catch (err) {
@@ -81,6 +86,12 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const current = await findCalendar(db, scopeOf(principal), calendarId);
   checkIfMatch(c, current.revision);
   const changes = { name: body.name, ...definitionColumns(body), revision: newRevision(), ...auditForUpdate(principal) };
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: current.accountId,
+    action: "calendar.update",
+    target: calendarTarget(current),
+    changes: diffMembers(toCalendar(current), toCalendar({ ...current, ...changes })),
+  });
   let updated: CalendarRow | undefined;
   try {
     updated = await db
@@ -111,6 +122,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
     throw inUse(current.name, accessible, "delete the calendar", hasOtherUsages);
   };
   if (users.length > 0) refuseInUse(users);
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: current.accountId, action: "calendar.delete", target: calendarTarget(current) });
   let deleted: { id: string }[];
   try {
     deleted = await db

@@ -1,3 +1,5 @@
+import { ROW_CHANGED } from "../../db/audit-trail";
+import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { findConnector, listConnectors } from "../../connectors";
@@ -85,11 +87,19 @@ function typeColumns(body: TypeMembers) {
   };
 }
 
+const typeTarget = (row: { id: string; name: string }) => ({ type: "connection-type" as const, id: row.id, name: row.name });
+
 const nameTaken = (name: string) => duplicated(`A connection type named '${name}' already exists`);
 
 /** Writes `changes` over the type read as `current`: 412 if If-Match was beaten, 404 if it was deleted meanwhile. */
 async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, changes: ReturnType<typeof typeColumns>) {
   const values = { ...changes, revision: newRevision(), ...auditForUpdate(c.get("principal")) };
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: null,
+    action: "connection-type.update",
+    target: typeTarget({ id: current.id, name: changes.name }),
+    changes: diffMembers(toConnectionType(current), toConnectionType({ ...current, ...values })),
+  });
   let updated: ConnectionTypeRow | undefined;
   try {
     updated = await c
@@ -126,6 +136,7 @@ export const list: AppRouteHandler<typeof routes.list> = async (c) => {
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const row = { id: crypto.randomUUID(), revision: newRevision(), ...typeColumns(c.req.valid("json")), ...auditForCreate(c.get("principal")) };
+  c.get("audit").record({ accountId: null, action: "connection-type.create", target: typeTarget(row) });
   try {
     await c.get("db").insert(connectionTypes).values(row);
   } catch (err) {
@@ -170,6 +181,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const current = await findType(c, c.req.valid("param").id);
   checkIfMatch(c, current.revision);
   for (let attempt = 0; ; attempt++) {
+    c.get("audit").recordIf(ROW_CHANGED, { accountId: null, action: "connection-type.delete", target: typeTarget(current) });
     try {
       const deleted = await db
         .delete(connectionTypes)
@@ -208,9 +220,11 @@ export const putAccounts: AppRouteHandler<typeof routes.putAccounts> = async (c)
   const db = c.get("db");
   const { id } = c.req.valid("param");
   const accountIds = [...c.req.valid("json")].sort();
-  const [type, known] = await db.batch([
-    db.select({ id: connectionTypes.id }).from(connectionTypes).where(eq(connectionTypes.id, id)),
+  const [type, known, before] = await db.batch([
+    db.select({ id: connectionTypes.id, name: connectionTypes.name }).from(connectionTypes).where(eq(connectionTypes.id, id)),
     db.select({ id: accounts.id }).from(accounts).where(inJsonList(accounts.id, accountIds)),
+    // The list being replaced, for the audit event (same round trip).
+    db.select({ accountId: connectionTypeAccounts.accountId }).from(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)).orderBy(connectionTypeAccounts.accountId),
   ]);
   if (type.length === 0) throw notFound("Connection type");
   const found = new Set(known.map((a) => a.id));
@@ -218,6 +232,12 @@ export const putAccounts: AppRouteHandler<typeof routes.putAccounts> = async (c)
     .valid("json")
     .flatMap((accountId, i) => (found.has(accountId) ? [] : [{ name: `body[${i}]`, message: "No account with this id", level: "ERROR" as const }]));
   if (problems.length > 0) throw new ApiError("VALIDATION_FAILED", "Unknown accounts", { problems });
+  c.get("audit").record({
+    accountId: null,
+    action: "connection-type.update",
+    target: typeTarget(type[0]!),
+    changes: diffMembers({ accounts: before.map((r) => r.accountId) }, { accounts: accountIds }),
+  });
   try {
     await db.batch([
       db.delete(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)),

@@ -1,3 +1,6 @@
+import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
+import { diffMembers, secretChanged } from "../../domain/audit/changes";
+import type { StoredParameter } from "../../db/schema";
 import { and, eq, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
@@ -90,6 +93,24 @@ async function checkedConnection(c: Context<AppEnv>, body: ConnectionWrite, quer
 }
 
 /**
+ * An update's changes for the audit trail. Parameters show as the API shows them; a secret one (sealed,
+ * or a key the type declares secret) only says that it was sent anew, never a value.
+ */
+function connectionChanges(before: ConnectionRow, after: ConnectionRow, isSecret: (key: string) => boolean) {
+  const secret = (p: StoredParameter) => p.sealed !== undefined || isSecret(p.key);
+  const shown = (row: ConnectionRow) => ({
+    name: row.name,
+    disabled: row.disabled,
+    connectionTypeId: row.connectionTypeId,
+    folderId: row.folderId ?? null,
+    allParameters: row.parameters.map((p) => (secret(p) ? { key: p.key, systemAccess: p.systemAccess } : { key: p.key, value: p.value ?? "", systemAccess: p.systemAccess })),
+  });
+  const sealedBefore = new Map(before.parameters.filter(secret).map((p) => [p.key, p.sealed ?? p.value]));
+  const secretsSent = after.parameters.filter((p) => secret(p) && sealedBefore.get(p.key) !== (p.sealed ?? p.value)).map((p) => secretChanged(`allParameters.${p.key}`));
+  return [...diffMembers(shown(before), shown(after)), ...secretsSent];
+}
+
+/**
  * E6 and POST: one read, one write batch. The batch starts with the CONNECTION quota guard (on
  * create) and a guard that the type is still the revision checked, so a type disabled or changed
  * meanwhile refuses the write; the write is then redone once from a fresh read. Two PUTs creating
@@ -112,6 +133,12 @@ async function writeConnection(c: Context<AppEnv>, id: string, body: ConnectionW
         .insert(connections)
         .values({ id, accountId, creatingUserName: principal.name, createdByUserId: principal.id, createdDate: audit.lastModifiedDate, ...changes })
         .returning();
+  c.get("audit").recordIf(rowHasRevision("connections", id, changes.revision), {
+    accountId,
+    action: existing ? "connection.update" : "connection.create",
+    target: { type: "connection", id, name: body.name },
+    changes: existing ? connectionChanges(existing, { ...existing, ...changes }, secretKeysTest(type)) : undefined,
+  });
   const statements: BatchItem<"sqlite">[] = [
     ...(existing ? [] : [quotaGuardStatement(db, accountId, "CONNECTION")]),
     refuseIfTypeChanged(db, type),
@@ -203,6 +230,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   if (!current) throw notFound("Connection");
   checkIfMatch(c, current.revision);
   for (let attempt = 0; ; attempt++) {
+    c.get("audit").recordIf(ROW_CHANGED, { accountId, action: "connection.delete", target: { type: "connection", id: connectionId, name: current.name } });
     try {
       const [, deleted] = await db.batch([
         refuseIfConnectionUsed(db, accountId, connectionId),

@@ -1,3 +1,4 @@
+import { diffMembers } from "../../domain/audit/changes";
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { refusedBy, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
@@ -75,6 +76,16 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
   if (problems.length > 0) throw new ApiError("VALIDATION_FAILED", "Unknown principals", { problems });
 
   const entries: AclEntry[] = content.flatMap((e) => [...new Set(e.permissions)].map((permission) => ({ principalType: e.principalType, principalId: e.principalId, permission })));
+  // The own ACL being replaced is not read (the chain carries only the caller's entries): the event gives the new one.
+  c.get("audit").record({
+    accountId: principal.accountId,
+    action: "folder.update",
+    target: { type: "folder", id, name: row.name },
+    changes: [
+      { member: "permissions", after: grouped(entries) },
+      ...diffMembers({ inheritance_state: row.inheritanceState }, { inheritance_state: row.parentId === null ? row.inheritanceState : "EXPLICIT" }),
+    ],
+  });
   const statements: BatchItem<"sqlite">[] = [
     folderUnchangedGuard(db, id, c.req.header("If-Match") ? row.revision : undefined),
     db

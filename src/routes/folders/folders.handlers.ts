@@ -1,3 +1,5 @@
+import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
+import { diffMembers } from "../../domain/audit/changes";
 import type { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
@@ -142,6 +144,7 @@ async function createRoot(c: Context<AppEnv>, body: FolderCreate): Promise<Place
   checkFolderType(body.folder_type, body.content_type);
   const id = crypto.randomUUID();
   const db = c.get("db");
+  c.get("audit").record({ accountId: principal.accountId, action: "folder.create", target: { type: "folder", id, name: body.folder_name } });
   const [inserted] = await db.batch(
     createRootStatements(db, {
       id,
@@ -195,6 +198,7 @@ async function createChild(c: Context<AppEnv>, body: FolderCreate, parentId: str
     audit: auditForCreate(principal),
   };
   let row: FolderRow;
+  c.get("audit").record({ accountId: principal.accountId, action: "folder.create", target: { type: "folder", id: child.id, name: body.folder_name } });
   try {
     const plan = aclPlanForNewFolder({ isRoot: false, inheritanceState: body.inheritance_state });
     const [, , inserted] = await db.batch(createChildStatements(db, child, maxDepth, plan));
@@ -258,6 +262,21 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
   // The parent after the change hands down the ACL an INHERIT folder uses: the new parent's, or the current one's.
   const parentAfter = newParent ?? (isRoot ? undefined : found.chain[found.chain.length - 2]);
   const aclPlan = inheritanceChangePlan({ isRoot, from, to });
+  const revision = newRevision();
+  c.get("audit").recordIf(rowHasRevision("folders", id, revision), {
+    accountId: principal.accountId,
+    action: "folder.update",
+    target: { type: "folder", id, name: body.folder_name ?? current.name },
+    changes: diffMembers(
+      { folder_name: current.name, description: current.description, inheritance_state: from, parent_id: current.parentId },
+      {
+        folder_name: body.folder_name ?? current.name,
+        description: body.description !== undefined ? body.description : current.description,
+        inheritance_state: to,
+        parent_id: newParent ? newParent.folder.row.id : current.parentId,
+      },
+    ),
+  });
   const update = db
     .update(folders)
     .set({
@@ -265,7 +284,7 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
       ...(body.description !== undefined && { description: body.description }),
       inheritanceState: to,
       ...(newParent && { parentId: newParent.folder.row.id }),
-      revision: newRevision(),
+      revision,
       ...auditForUpdate(principal),
     })
     .where(eq(folders.id, id))
@@ -322,6 +341,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   if (!mayDoOnFolder(found.resolved.permissions, "delete")) throw forbidden("Deleting a folder needs DELETE on it");
   const notEmpty = () => new ApiError("FOLDER_NOT_EMPTY", "The folder still holds subfolders or items: move or delete them first");
   if (found.folder.childCount > 0 || found.folder.itemCount > 0) throw notEmpty();
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: principal.accountId, action: "folder.delete", target: { type: "folder", id, name: found.folder.row.name } });
   try {
     const statements: BatchItem<"sqlite">[] = [
       ...(c.req.header("If-Match") ? [folderUnchangedGuard(db, id, found.folder.row.revision)] : []),

@@ -1,3 +1,4 @@
+import { ROW_CHANGED } from "../../db/audit-trail";
 import { and, eq, sql } from "drizzle-orm";
 import { folderCaller, placeInChain, requireReadable, selectChain, selectChains, selectItem, type FolderInChain } from "../../db/folder-access";
 import { folderItems } from "../../db/schema";
@@ -47,6 +48,14 @@ export const putItem: AppRouteHandler<typeof routes.putItem> = async (c) => {
   }
 
   const placement = { folderId: id, name, filedByUserId: principal.id, filedDate: new Date().toISOString() };
+  const folderTarget = { type: "folder" as const, id, name: target.folder.row.name };
+  const member = `items.${itemType}/${itemId}`;
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: principal.accountId,
+    action: "folder.update",
+    target: folderTarget,
+    changes: [{ member, before: existing ? { folderId: existing.folderId, name: existing.name } : null, after: { folderId: id, name } }],
+  });
   let stored;
   try {
     [stored] = await db
@@ -77,6 +86,12 @@ export const removeItem: AppRouteHandler<typeof routes.removeItem> = async (c) =
   const folder = requireReadable(placeInChain(chainRows, id, folderCaller(principal)));
   requireContentsChange(folder, "Taking an item out needs WRITE on the folder");
   if (itemRows[0]?.folderId !== id) throw notFound("Item in this folder");
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: principal.accountId,
+    action: "folder.update",
+    target: { type: "folder", id, name: folder.folder.row.name },
+    changes: [{ member: `items.${itemType}/${itemId}`, before: { folderId: id, name: itemRows[0].name }, after: null }],
+  });
   await db
     .delete(folderItems)
     .where(and(eq(folderItems.accountId, principal.accountId), eq(folderItems.itemType, itemType), eq(folderItems.itemId, itemId), eq(folderItems.folderId, id)));

@@ -1,3 +1,5 @@
+import { ROW_CHANGED } from "../../db/audit-trail";
+import { diffMembers } from "../../domain/audit/changes";
 import { and, eq } from "drizzle-orm";
 import { invalidateGroup } from "../../auth/cache";
 import type { Database } from "../../db/client";
@@ -76,6 +78,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     builtIn: false,
     ...auditForCreate(principal),
   };
+  c.get("audit").record({ accountId, action: "group.create", target: { type: "group", id: values.id, name: body.name } });
   try {
     await c.get("db").insert(groups).values(values);
   } catch (err) {
@@ -115,6 +118,12 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     revision: newRevision(),
     ...auditForUpdate(principal),
   };
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: current.accountId,
+    action: "group.update",
+    target: { type: "group", id, name: body.name },
+    changes: diffMembers(toGroup(current), toGroup({ ...current, ...changes })),
+  });
   let updated;
   try {
     updated = await db
@@ -141,6 +150,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   if (current.builtIn) throw new ApiError("BUILT_IN_GROUP", "Built-in groups cannot be deleted");
   checkIfMatch(c, current.revision);
   assertMayGrant(principal, current.privileges, "delete a group holding");
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: current.accountId, action: "group.delete", target: { type: "group", id, name: current.name } });
   await db.batch([db.delete(userGroups).where(eq(userGroups.groupId, id)), db.delete(groups).where(eq(groups.id, id))]);
   invalidateGroup(id);
   return c.body(null, 204);

@@ -1,3 +1,5 @@
+import { ROW_CHANGED } from "../../db/audit-trail";
+import { dataSummary } from "../../domain/audit/changes";
 import type { Context } from "hono";
 import { COUNT_LIMIT_GUARD, refusedBy, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { createDataset, deleteDataset, newDataVersion, readDataset, selectDatasetSummaries, updateDataset, type DataVersion, type DatasetSummary } from "../../db/json-datasets";
@@ -80,6 +82,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     revision: newRevision(),
     ...auditForCreate(principal),
   };
+  c.get("audit").record({ accountId, action: "json-dataset.create", target: { type: "json-dataset", id: dataset.id, name: body.name } });
   let created: DatasetSummary;
   try {
     created = await createDataset(c.get("db"), dataset, data, c.get("config").maxDatasetsPerAccount);
@@ -111,6 +114,17 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const accountId = accountForWrite(principal, body.accountId);
   const data = submittedData(c);
   const changes = { name: body.name, description: body.description, revision: newRevision(), ...auditForUpdate(principal) };
+  // The update is written without reading the dataset first: its event lists what the request set, with the new values.
+  c.get("audit").record({
+    accountId,
+    action: "json-dataset.update",
+    target: { type: "json-dataset", id, name: body.name },
+    changes: [
+      { member: "name", after: body.name },
+      ...(body.description !== undefined ? [{ member: "description", after: body.description }] : []),
+      ...(data ? [{ member: "data", after: await dataSummary(data.chunks.join("")) }] : []),
+    ],
+  });
   let stored;
   try {
     stored = await updateDataset(c.get("db"), { accountId, id, ifMatch: ifMatchRevisions(c) }, changes, data);
@@ -122,6 +136,8 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
+  const accountId = accountOf(c.get("principal"));
+  c.get("audit").recordIf(ROW_CHANGED, { accountId, action: "json-dataset.delete", target: { type: "json-dataset", id, name: null } });
   const deleted = await deleteDataset(c.get("db"), { accountId: accountOf(c.get("principal")), id, ifMatch: ifMatchRevisions(c) });
   if (!deleted) throw missingOrChanged(c);
   return c.body(null, 204);

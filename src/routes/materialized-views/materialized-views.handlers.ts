@@ -1,3 +1,5 @@
+import { ROW_CHANGED } from "../../db/audit-trail";
+import { diffMembers } from "../../domain/audit/changes";
 import { and, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
@@ -122,6 +124,8 @@ function mapWriteError(err: unknown, name: string): never {
   throw err;
 }
 
+const viewTarget = (row: { id: string; name: string }) => ({ type: "materialized-view" as const, id: row.id, name: row.name });
+
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const rows = await selectReadableViews(c.get("db"), userOf(c), c.req.valid("query").sourceId).all();
   return c.json({ content: rows.map(toView) }, 200);
@@ -139,6 +143,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     ...storedColumns(body, definitionQuery),
     ...auditForCreate(principal),
   };
+  c.get("audit").record({ accountId: row.accountId, action: "materialized-view.create", target: viewTarget(row) });
   try {
     await db.batch([viewLimitGuard(db, row.accountId), ...targetGuard(db, row.accountId, body), db.insert(materializedViews).values(row)]);
   } catch (err) {
@@ -166,9 +171,16 @@ export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
   const current = requireView(principal, views, viewSources, "WRITE");
   checkIfMatch(c, current.revision);
   const definitionQuery = definitionQueryOf(principal, body, facts);
+  const replacement = { ...storedColumns(body, definitionQuery), revision: newRevision(), ...auditForUpdate(principal) };
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: current.accountId,
+    action: "materialized-view.update",
+    target: viewTarget({ ...current, ...replacement }),
+    changes: diffMembers(toView(current), toView({ ...current, ...replacement })),
+  });
   const update = db
     .update(materializedViews)
-    .set({ ...storedColumns(body, definitionQuery), revision: newRevision(), ...auditForUpdate(principal) })
+    .set(replacement)
     .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
     .returning();
   let updated: MaterializedViewRow[] = [];
@@ -191,12 +203,19 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
   const principal = userOf(c);
   const current = await loadView(c, c.req.valid("param").id, "WRITE");
   checkIfMatch(c, current.revision);
+  const changes = patchChanges(body, principal);
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: current.accountId,
+    action: "materialized-view.update",
+    target: viewTarget({ ...current, ...changes }),
+    changes: diffMembers(toView(current), toView({ ...current, ...changes })),
+  });
   let updated: MaterializedViewRow | undefined;
   try {
     updated = await c
       .get("db")
       .update(materializedViews)
-      .set(patchChanges(body, principal))
+      .set(changes)
       .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
       .returning()
       .get();
@@ -211,6 +230,7 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const current = await loadView(c, c.req.valid("param").id, "WRITE");
   checkIfMatch(c, current.revision);
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: current.accountId, action: "materialized-view.delete", target: viewTarget(current) });
   const deleted = await c
     .get("db")
     .delete(materializedViews)

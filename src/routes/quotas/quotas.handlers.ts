@@ -1,4 +1,6 @@
 import { eq, sql, type Placeholder } from "drizzle-orm";
+import { ROW_CHANGED } from "../../db/audit-trail";
+import { diffMembers } from "../../domain/audit/changes";
 import type { Database } from "../../db/client";
 import { compiled } from "../../db/compiled";
 import { consumptionOf } from "../../db/quota";
@@ -66,7 +68,12 @@ export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
   const db = c.get("db");
   const principal = c.get("principal");
   const existing = await db
-    .select({ id: accounts.id, quotaRevision: quotas.revision })
+    .select({
+      id: accounts.id,
+      quotaRevision: quotas.revision,
+      // The limits being replaced, for the audit event's changes (same query: no round trip of its own).
+      limits: sql<string>`(SELECT json_group_array(json_object('type', type, 'limit', limit_value)) FROM (SELECT type, limit_value FROM quota_limits WHERE account_id = ${accounts.id} ORDER BY type))`,
+    })
     .from(accounts)
     .leftJoin(quotas, eq(quotas.accountId, accounts.id))
     .where(eq(accounts.id, body.accountId))
@@ -75,6 +82,13 @@ export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
   if (existing.quotaRevision) checkIfMatch(c, existing.quotaRevision);
   const audit = auditForCreate(principal);
   const revision = newRevision();
+  const byType = (limits: { type: string; limit: number }[]) => [...limits].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  c.get("audit").record({
+    accountId: body.accountId,
+    action: existing.quotaRevision ? "quota.update" : "quota.create",
+    target: { type: "quota", id: body.accountId, name: null },
+    changes: existing.quotaRevision ? diffMembers({ quotas: JSON.parse(existing.limits) }, { quotas: byType(body.quotas.map((q) => ({ type: q.type, limit: q.limit }))) }) : undefined,
+  });
   // The batch's last statement reads the quota as the batch left it: no second round trip.
   const [, , , written] = await db.batch([
     db
@@ -98,6 +112,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const current = await db.select({ revision: quotas.revision }).from(quotas).where(eq(quotas.accountId, accountId)).get();
   if (!current) throw notFound("Quota");
   checkIfMatch(c, current.revision);
+  c.get("audit").recordIf(ROW_CHANGED, { accountId, action: "quota.delete", target: { type: "quota", id: accountId, name: null } });
   await db.batch([db.delete(quotaLimits).where(eq(quotaLimits.accountId, accountId)), db.delete(quotas).where(eq(quotas.accountId, accountId))]);
   return c.body(null, 204);
 };

@@ -1,3 +1,5 @@
+import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
+import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, not, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
@@ -13,6 +15,8 @@ import type { AppEnv } from "../../lib/types";
 /** Operations that fields and custom metrics share: find one, show/hide it, delete it. */
 const NEED = { FIELD: "WRITE", METRIC: "EDIT_METRICS" } as const;
 const NOUN = { FIELD: "Field", METRIC: "Custom metric" } as const;
+const TARGET_TYPE = { FIELD: "field", METRIC: "custom-metric" } as const;
+const itemTarget = (item: { id: string; name: string; kind: string }) => ({ type: TARGET_TYPE[item.kind as ItemKind], id: item.id, name: item.name });
 
 export function selectItem(db: Database, sourceId: string, kind: ItemKind, name: string) {
   return db
@@ -35,6 +39,12 @@ export async function loadItem(c: Context<AppEnv>, sourceId: string, kind: ItemK
 export async function setItemVisibility(c: Context<AppEnv>, sourceId: string, name: string, kind: ItemKind, visible: boolean) {
   const { item } = await loadItem(c, sourceId, kind, name, NEED[kind]);
   checkIfMatch(c, item.revision);
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: item.accountId,
+    action: `${TARGET_TYPE[kind]}.update`,
+    target: itemTarget(item),
+    changes: diffMembers({ visible: item.body.visible }, { visible }),
+  });
   const updated = await c
     .get("db")
     .update(sourceItems)
@@ -61,6 +71,7 @@ export async function deleteItem(c: Context<AppEnv>, sourceId: string, name: str
   if (!item) throw notFound(NOUN[kind]);
   checkIfMatch(c, item.revision);
   if (users.length > 0) throw inUse(name, users, "delete");
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: item.accountId, action: `${TARGET_TYPE[kind]}.delete`, target: itemTarget(item) });
   try {
     await db.batch([
       db.delete(sourceReferences).where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.userName, name))),
@@ -103,12 +114,20 @@ type NewItem = typeof sourceItems.$inferInsert & { id: string; revision: string 
  */
 export async function storeItem(
   c: Context<AppEnv>,
-  item: { current?: { id: string; revision: string }; row: NewItem },
+  item: { current?: { id: string; revision: string; dataType: string; body: object }; row: NewItem },
   references: ReferenceWrite,
   consistent: SQL,
 ): Promise<{ row: ItemRow; created: boolean } | "lost"> {
   const db = c.get("db");
   const { current, row } = item;
+  const type = TARGET_TYPE[row.kind as ItemKind];
+  // Either way the event is kept only if the item now holds this write's revision (not undone, not missed).
+  c.get("audit").recordIf(rowHasRevision("source_items", row.id, row.revision), {
+    accountId: row.accountId,
+    action: current ? `${type}.update` : `${type}.create`,
+    target: itemTarget(row),
+    changes: current ? diffMembers({ dataType: current.dataType, ...current.body }, { dataType: row.dataType, ...(row.body as object) }) : undefined,
+  });
   if (!current) {
     const results = await db.batch([
       db.insert(sourceItems).values(row),

@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { ROW_CHANGED } from "../../db/audit-trail";
+import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { asViewUsages, selectViewsOfSource } from "../../db/materialized-views";
@@ -159,6 +161,8 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   for (let i = 0; i < items.length; i += ITEM_ROWS_PER_INSERT) {
     statements.push(db.insert(sourceItems).values(items.slice(i, i + ITEM_ROWS_PER_INSERT)));
   }
+  // Its inline fields are part of the source's create: one event.
+  c.get("audit").record({ accountId, action: "source.create", target: sourceTarget(source) });
   try {
     await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
@@ -238,6 +242,13 @@ const fieldsUseFacetFiltering = (sourceId: string) =>
 /** The update of a source after `guards`, in one batch, guarded by If-Match: a taken name is 409, a lost race 412. */
 async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Partial<SourceRow>, guards: BatchItem<"sqlite">[]): Promise<SourceRow> {
   const db = c.get("db");
+  // PATCH and PUT: the event rides on the update and is written only if it changed the row.
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: source.accountId,
+    action: "source.update",
+    target: sourceTarget({ ...source, ...changes }),
+    changes: diffMembers(toSource(source), toSource({ ...source, ...changes })),
+  });
   const update = db
     .update(sources)
     .set(changes)
@@ -268,6 +279,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
     throw inUse(source.name, asViewUsages(found), "delete the source");
   };
   if (views.length > 0) refuseInUse(views);
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: source.accountId, action: "source.delete", target: sourceTarget(source) });
   try {
     await db.batch([
       db.delete(sourceReferences).where(eq(sourceReferences.sourceId, source.id)),
@@ -287,6 +299,8 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
 };
 
 type Grant = { principalType: "USER" | "GROUP"; principalId: string; permission: "READ" | "WRITE" };
+const byGrantee = (a: Grant, b: Grant) => (a.principalType + a.principalId < b.principalType + b.principalId ? -1 : 1);
+const sourceTarget = (row: { id: string; name: string }) => ({ type: "source" as const, id: row.id, name: row.name });
 
 export const getPermissions: AppRouteHandler<typeof routes.getPermissions> = async (c) => {
   const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "WRITE");
@@ -305,7 +319,12 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
   const db = c.get("db");
   const { source } = await loadSource(db, c.get("principal"), c.req.valid("param").sourceId, "WRITE");
   const idsOf = (type: "USER" | "GROUP") => JSON.stringify(content.filter((g) => g.principalType === type).map((g) => g.principalId));
-  const [knownUsers, knownGroups] = await db.batch([
+  const [grantsBefore, knownUsers, knownGroups] = await db.batch([
+    // The grants being replaced, for the audit event (same round trip).
+    db
+      .select({ principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
+      .from(sourcePermissions)
+      .where(eq(sourcePermissions.sourceId, source.id)),
     db.select({ id: users.id }).from(users).where(and(eq(users.accountId, source.accountId), sql`${users.id} IN (SELECT value FROM json_each(${idsOf("USER")}))`)),
     db.select({ id: groups.id }).from(groups).where(and(eq(groups.accountId, source.accountId), sql`${groups.id} IN (SELECT value FROM json_each(${idsOf("GROUP")}))`)),
   ]);
@@ -316,11 +335,18 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
       : [{ name: `body.content[${i}].principalId`, message: `No ${g.principalType.toLowerCase()} with this id in the source's account`, level: "ERROR" as const }],
   );
   if (problems.length > 0) throw new ApiError("VALIDATION_FAILED", "Unknown principals", { problems });
+  const sorted = [...content].sort(byGrantee);
+  c.get("audit").record({
+    accountId: source.accountId,
+    action: "source.update",
+    target: sourceTarget(source),
+    changes: diffMembers({ permissions: [...(grantsBefore as Grant[])].sort(byGrantee) }, { permissions: sorted }),
+  });
   await db.batch([
     db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, source.id)),
     ...content.map((g) => db.insert(sourcePermissions).values({ sourceId: source.id, accountId: source.accountId, ...g })),
   ]);
-  return c.json({ content: [...content].sort((a, b) => (a.principalType + a.principalId < b.principalType + b.principalId ? -1 : 1)) }, 200);
+  return c.json({ content: sorted }, 200);
 };
 
 const securityOf = (row: SourceRow) => ({
@@ -338,11 +364,17 @@ export const putSecurity: AppRouteHandler<typeof routes.putSecurity> = async (c)
   const db = c.get("db");
   const principal = c.get("principal");
   const { source } = await loadSource(db, principal, c.req.valid("param").sourceId, "WRITE");
+  const security = { fieldsSecurityEnabled: body.fieldsSecurity.enabled, customMetricsSecurityEnabled: body.customMetricsSecurity.enabled };
+  c.get("audit").recordIf(ROW_CHANGED, {
+    accountId: source.accountId,
+    action: "source.update",
+    target: sourceTarget(source),
+    changes: diffMembers(securityOf(source), securityOf({ ...source, ...security })),
+  });
   const updated = await db
     .update(sources)
     .set({
-      fieldsSecurityEnabled: body.fieldsSecurity.enabled,
-      customMetricsSecurityEnabled: body.customMetricsSecurity.enabled,
+      ...security,
       revision: newRevision(),
       ...auditForUpdate(principal),
     })

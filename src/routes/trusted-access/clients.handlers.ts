@@ -1,3 +1,5 @@
+import { rowGone, rowHasRevision } from "../../db/audit-trail";
+import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { and, asc, eq, notExists, sql } from "drizzle-orm";
 import { revokeTokens } from "../../db/access-tokens";
 import type { Database } from "../../db/client";
@@ -86,6 +88,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     revision: newRevision(),
     ...auditForCreate(c.get("principal")),
   };
+  c.get("audit").record({ accountId: null, action: "trusted-access-client.create", target: clientTarget(values) });
   try {
     await db.insert(trustedAccessClients).values(values);
   } catch (err) {
@@ -96,6 +99,8 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   c.header("ETag", etagOf(values.revision));
   return c.json(toClient(values, secret), 201);
 };
+
+const clientTarget = (row: { clientId: string; clientName: string }) => ({ type: "trusted-access-client" as const, id: row.clientId, name: row.clientName });
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
   const row = await findClient(c.get("db"), c.req.valid("param").id);
@@ -121,6 +126,12 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     revision: newRevision(),
     ...auditForUpdate(c.get("principal")),
   };
+  c.get("audit").recordIf(rowHasRevision("trusted_access_clients", id, changes.revision, "client_id"), {
+    accountId: null,
+    action: "trusted-access-client.update",
+    target: clientTarget({ ...current, ...changes }),
+    changes: diffMembers(toClient(current), toClient({ ...current, ...changes })),
+  });
   let results;
   try {
     results = await db.batch([
@@ -147,6 +158,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const db = c.get("db");
   const current = await findClient(db, id);
   checkIfMatch(c, current.revision);
+  c.get("audit").recordIf(rowGone("trusted_access_clients", id, "client_id"), { accountId: null, action: "trusted-access-client.delete", target: clientTarget(current) });
   const [deleted] = await db.batch([
     db
       .delete(trustedAccessClients)
@@ -182,6 +194,12 @@ export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (
     revision: newRevision(),
     ...auditForUpdate(c.get("principal")),
   };
+  c.get("audit").recordIf(rowHasRevision("trusted_access_clients", id, changes.revision, "client_id"), {
+    accountId: null,
+    action: "client.rotate-secret",
+    target: clientTarget(current),
+    changes: [secretChanged("client_secret"), ...diffMembers({ client_secret_expires_at: current.clientSecretExpiresAt }, { client_secret_expires_at: body.client_secret_expires_at })],
+  });
   const [rotated] = await db.batch([
     db
       .update(trustedAccessClients)

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { and, eq, sql } from "drizzle-orm";
 import { invalidateUser } from "../../auth/cache";
 import { clientStillTrusts, type TrustedClient } from "../../auth/client";
-import { insertToken, insertTokenWhere, mintToken, revokeToken, sweepExpiredTokens, type MintedToken } from "../../db/access-tokens";
+import { insertToken, insertTokenWhere, mintToken, revokeToken, sweepExpiredTokens, tokenKey, type MintedToken } from "../../db/access-tokens";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
 import { accounts, userAttributes, userGroups, users } from "../../db/schema";
@@ -98,6 +98,15 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
     accountEnabled(accountId),
     existing ? sql`EXISTS (SELECT 1 FROM users WHERE id = ${userId} AND account_id = ${accountId})` : undefined,
   )!;
+  const profileChanged = body.fullname !== undefined || body.email !== undefined || body.groups !== undefined || body.attributes !== undefined;
+  c.get("audit").record(
+    ...(existing === null
+      ? [{ accountId, action: "user.create" as const, target: { type: "user" as const, id: userId, name: body.username } }]
+      : profileChanged
+        ? [{ accountId, action: "user.update" as const, target: { type: "user" as const, id: userId, name: body.username }, changes: pushedChanges(body) }]
+        : []),
+    { accountId, action: "token.issue", target: { type: "token", id: token.tokenId, name: body.username } },
+  );
   try {
     await db.batch([
       refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT (${trusted})`, "trusted-access push"),
@@ -128,6 +137,16 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
   // Its groups may have changed: this isolate's cached Basic sign-ins of the user go.
   if (existing) invalidateUser(userId);
   return token;
+}
+
+/** What a push set on an existing user: the members it sent, with their new values (the user is not read in full first). */
+function pushedChanges(body: PushRequest) {
+  return [
+    ...(body.fullname !== undefined ? [{ member: "fullName", after: body.fullname }] : []),
+    ...(body.email !== undefined ? [{ member: "email", after: body.email }] : []),
+    ...(body.groups !== undefined ? [{ member: "groups", after: body.groups }] : []),
+    ...(body.attributes !== undefined ? [{ member: "attributes", after: body.attributes }] : []),
+  ];
 }
 
 /**
@@ -188,6 +207,15 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
   const nowMs = Date.now();
   const token = await mintToken(client.accessTokenValiditySeconds, nowMs);
   const ofNamedAccount = body.account === undefined ? sql`` : sql`AND a.name = ${body.account}`;
+  // Written only if the token was: its account is the user's, read from the token row.
+  c.get("audit").recordIf(
+    { sql: "EXISTS (SELECT 1 FROM access_tokens WHERE token_id = ?)", params: [token.tokenId] },
+    {
+      accountId: { sql: "SELECT account_id FROM access_tokens WHERE token_id = ?", params: [token.tokenId] },
+      action: "token.issue",
+      target: { type: "token", id: token.tokenId, name: body.username },
+    },
+  );
   const [written, userRows, accountRows] = await db.batch([
     insertTokenWhere(
       db,
@@ -220,6 +248,13 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
 }
 
 export const revoke: AppRouteHandler<typeof routes.revoke> = async (c) => {
+  const key = await tokenKey(c.req.valid("param").tokenId);
+  // Written just before the delete, from the token it is about to delete: its id (also when named by the token itself) and account.
+  const ofToken = (column: string) => ({ sql: `SELECT ${column} FROM access_tokens WHERE ${key.column} = ?`, params: [key.value] });
+  c.get("audit").recordBeforeIf(
+    { sql: `EXISTS (SELECT 1 FROM access_tokens WHERE ${key.column} = ?)`, params: [key.value] },
+    { accountId: ofToken("account_id"), action: "token.revoke", target: { type: "token", id: ofToken("token_id"), name: null } },
+  );
   const revoked = await revokeToken(c.get("db"), c.req.valid("param").tokenId);
   if (revoked.length === 0) throw notFound("Token");
   return c.body(null, 204);

@@ -1,6 +1,9 @@
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Context } from "hono";
+import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
+import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { accessTokens, folderAcl, folderItems, folders, folderTreeState, sourcePermissions, sources, userAttributes, userGroups, users } from "../../db/schema";
@@ -14,6 +17,7 @@ import { mergePatchHandler } from "../../lib/merge-patch-route";
 import { assertMayGrant } from "../../lib/grants";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
+import type { AppEnv } from "../../lib/types";
 import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
 import type { UserWrite } from "./users.schemas";
 import * as routes from "./users.routes";
@@ -118,6 +122,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     passwordHash: password.hash,
     ...audit,
   };
+  c.get("audit").record({ accountId, action: "user.create", target: { type: "user", id, name: body.name } });
   try {
     await db.batch([
       db.insert(users).values(values),
@@ -175,6 +180,13 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   };
   // Group links are replaced only if the guarded update won: its new revision is unique to this write.
   const won = sql`EXISTS (SELECT 1 FROM users WHERE id = ${id} AND revision = ${changes.revision})`;
+  const after = toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) });
+  c.get("audit").recordIf(rowHasRevision("users", id, changes.revision), {
+    accountId: current.accountId,
+    action: "user.update",
+    target: { type: "user", id, name: body.name },
+    changes: [...diffMembers(toUser(current), after), ...(password ? [secretChanged("password")] : [])],
+  });
   let results;
   try {
     results = await db.batch([
@@ -193,14 +205,14 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   if (results[0].length === 0) throw new ApiError("PRECONDITION_FAILED", "The user was changed concurrently; reload it and retry");
   invalidateUser(id);
   c.header("ETag", etagOf(changes.revision));
-  return c.json(toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) }), 200);
+  return c.json(after, 200);
 };
 
 /** The most owned objects a refused delete lists (`hasOtherUsages` says there are more). */
 const MAX_OWNED_LISTED = 100;
 
-/** What a user owns outside its private tree: sources, and folders of the shared libraries. */
-const selectOwned = (db: Database, userId: string) =>
+/** What a user owns outside its private tree: sources, and folders of the shared libraries (at most `limit`). */
+const selectOwned = (db: Database, userId: string, limit = MAX_OWNED_LISTED + 1) =>
   db
     .select({ type: sql<string>`'SOURCE'`, id: sources.id, name: sources.name })
     .from(sources)
@@ -211,23 +223,34 @@ const selectOwned = (db: Database, userId: string) =>
         .from(folders)
         .where(and(eq(folders.ownerUserId, userId), ne(folders.projectType, "PERSONAL"))),
     )
-    .limit(MAX_OWNED_LISTED + 1);
+    .limit(limit);
 
 /** The user's private tree (its PERSONAL project): its alone, never shared, so it goes with it. */
 const inPrivateTree = (userId: string) => and(eq(folders.ownerUserId, userId), eq(folders.projectType, "PERSONAL"));
 
 const transferToProblem = (message: string) => invalid("query.transferTo", message);
 
+/** Attempts of a delete with transferTo whose user gained objects between its read and its write (each move is an event, so it moves only what it read). */
+const TRANSFER_ATTEMPTS = 3;
+
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
   const { transferTo } = c.req.valid("query");
+  if (transferTo === id) throw transferToProblem("Names the user being deleted: name the user who takes its objects over");
+  for (let attempt = 1; !(await attemptRemove(c, id, transferTo, attempt === TRANSFER_ATTEMPTS)); attempt++);
+  invalidateUser(id);
+  return c.body(null, 204);
+};
+
+/** One read and one write of the delete; false when transferTo must read again (and `last` is false). */
+async function attemptRemove(c: Context<AppEnv>, id: string, transferTo: string | undefined, last: boolean): Promise<boolean> {
   const db = c.get("db");
   const principal = c.get("principal");
-  if (transferTo === id) throw transferToProblem("Names the user being deleted: name the user who takes its objects over");
   // One round trip: the user, what it owns, and the user who is to take it over (in the same account).
   const [found, owned, heirs] = await db.batch([
     selectUser(db, principal, id),
-    selectOwned(db, id),
+    // All of it when it moves (each move is an audit event), else as much as a refusal lists.
+    selectOwned(db, id, transferTo === undefined ? MAX_OWNED_LISTED + 1 : -1),
     db
       .select({ id: users.id })
       .from(users)
@@ -240,6 +263,13 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   assertMayGrant(principal, privilegesOf(current), "delete a user holding");
   if (transferTo !== undefined && heirs.length === 0) throw transferToProblem("No such user in the deleted user's account");
   if (transferTo === undefined && owned.length > 0) throw ownsObjects(current.name, owned);
+  const audit = c.get("audit");
+  // One event per moved object; the delete's own is conditioned on the user's row having gone (the batch's last write).
+  for (const object of transferTo === undefined ? [] : owned) {
+    const type = object.type === "SOURCE" ? "source" : "folder";
+    audit.record({ accountId: current.accountId, action: `${type}.update`, target: { type, id: object.id, name: object.name }, changes: [{ member: "ownerUserId", before: id, after: transferTo }] });
+  }
+  audit.recordIf(ROW_CHANGED, { accountId: current.accountId, action: "user.delete", target: { type: "user", id, name: current.name } });
   const grantsTo = (principalType: SQLiteColumn, principalId: SQLiteColumn) => and(eq(principalType, "USER"), eq(principalId, id));
   try {
     await db.batch([
@@ -248,6 +278,12 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
       ...(transferTo === undefined
         ? []
         : [
+            // What is moved is exactly what was read (and recorded): anything else owned now came meanwhile.
+            refuseWhen(
+              db,
+              WRITE_CONFLICT_GUARD,
+              sql`(SELECT count(*) FROM sources WHERE owner_user_id = ${id}) + (SELECT count(*) FROM folders WHERE owner_user_id = ${id} AND project_type != 'PERSONAL') != ${owned.length}`,
+            ),
             db.update(sources).set({ ownerUserId: transferTo }).where(eq(sources.ownerUserId, id)),
             db.update(folders).set({ ownerUserId: transferTo }).where(and(eq(folders.ownerUserId, id), ne(folders.projectType, "PERSONAL"))),
           ]),
@@ -266,14 +302,17 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   } catch (err) {
     if (raisedBy(err, USER_MISSING)) throw transferToProblem("The user was deleted meanwhile");
     if (refusedBy(err, WRITE_CONFLICT_GUARD)) {
+      if (transferTo !== undefined) {
+        if (!last) return false;
+        throw new ApiError("CONCURRENT_UPDATE", "The user's sources or folders changed while it was being deleted; send the delete again");
+      }
       const since = await selectOwned(db, id).all();
       throw ownsObjects(current.name, since);
     }
     throw err;
   }
-  invalidateUser(id);
-  return c.body(null, 204);
-};
+  return true;
+}
 
 function ownsObjects(userName: string, owned: { type: string; id: string; name: string }[]): ApiError {
   const listed = owned.slice(0, MAX_OWNED_LISTED);

@@ -59,7 +59,7 @@ export const remove = defineRoute({
   tags,
   summary: "Delete a user; what it owns (sources, folders) goes to the user `transferTo` names, else 409 listing it",
   access,
-  errors: ["NOT_FOUND", "PRIVILEGE_ESCALATION", "CANNOT_DELETE_SELF", "PRECONDITION_FAILED", "USER_OWNS_OBJECTS"],
+  errors: ["NOT_FOUND", "PRIVILEGE_ESCALATION", "CANNOT_DELETE_SELF", "PRECONDITION_FAILED", "USER_OWNS_OBJECTS", "CONCURRENT_UPDATE"],
   request: { params: IdParamSchema, query: UserDeleteQuerySchema },
   responses: { 204: noContent },
 });

@@ -459,6 +459,14 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   "/api/json-datasets": {
     bodies: { POST: jsonDataset },
   },
+  "/api/audit-events": {},
+  "/api/audit-events/{id}": {
+    // The newest event of the world's account (its creation wrote some).
+    params: async (w) => {
+      const res = await call("GET", `/api/audit-events?accountId=${w.account.id}&maxResults=1`);
+      return { id: (await expectStatus("audit events", res, 200)).json.content[0].id as string };
+    },
+  },
   "/api/json-datasets/{id}": {
     params: createJsonDataset,
     bodies: { PUT: jsonDataset, PATCH: (w) => ({ description: `dataset of ${w.marker}`, data: { patchedBy: w.marker } }) },
@@ -602,6 +610,8 @@ export const REFERENCE_MEMBERS: Record<string, ReferenceTarget> = {
   ownerUserId: { notAReference: "read-only on PUT /api/sources/{sourceId}: accepted and not used" },
   createdByUserID: { notAReference: "read-only audit member: accepted and not used" },
   lastModifiedByUserID: { notAReference: "read-only audit member: accepted and not used" },
+  targetId: { notAReference: "an audit filter: the id of any kind of object, compared as text; naming another account's finds nothing" },
+  requestId: { notAReference: "an audit filter: a request's X-Request-Id, not an object" },
 };
 
 /** Member names that look like references to other objects. */

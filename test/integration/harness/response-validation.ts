@@ -122,6 +122,11 @@ function checkBody(contract: Contract, operation: Operation, documented: Respons
     violations.push(`Content-Type "${exchange.headers.get("Content-Type")}" is not documented for ${exchange.status} (documented: ${mediaTypes.join(", ")})`);
     return;
   }
+  if (type === NDJSON) {
+    // Newline-delimited JSON (the audit trail's export): each line one JSON object; an empty stream is no line.
+    if (!head) checkNdjson(exchange.text, violations);
+    return;
+  }
   if (!JSON_MEDIA_TYPE.test(type)) {
     if (!head && exchange.text === "") violations.push(`status ${exchange.status} documents a ${type} body, but none was sent`);
     return;
@@ -140,6 +145,21 @@ function checkBody(contract: Contract, operation: Operation, documented: Respons
   for (const error of contract.schemas.errors(compiled, body)) violations.push(`body does not match ${compiled.origin}: ${error}`);
   checkErrorBody(body, exchange, documented["x-error-codes"], violations);
   checkOAuthError(body, documented["x-oauth-errors"], exchange.status, violations);
+}
+
+const NDJSON = "application/x-ndjson";
+
+function checkNdjson(text: string, violations: string[]) {
+  if (text !== "" && !text.endsWith("\n")) violations.push("the NDJSON body does not end with a newline");
+  text.split("\n").slice(0, -1).forEach((line, i) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return violations.push(`NDJSON line ${i + 1} is not JSON: ${preview(line)}`);
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) violations.push(`NDJSON line ${i + 1} is not a JSON object`);
+  });
 }
 
 /** An OAuth error body's `error` is one the response documents for its errorCodes. */

@@ -26,6 +26,8 @@ export const ROUND_TRIPS: Record<string, number> = {
   "GET /api/accounts/{accountId}/admins": 1,
   "GET /api/accounts/{accountId}/users": 1,
   "GET /api/accounts/{id}": 1,
+  "GET /api/audit-events": 1,
+  "GET /api/audit-events/{id}": 1,
   "GET /api/calendars": 1,
   "GET /api/calendars/{calendarId}": 1,
   "GET /api/calendars/{calendarId}/periods": 1,
