@@ -140,13 +140,38 @@ for (const op of operations) {
   }
 }
 
-/** An operation's fixtures, request maker and floor plan. */
-async function prepare(op, id) {
+// Issue 18: a page of audit events costs the same whatever an account holds. Two accounts, seeded
+// below (before the measured run) with 1,000 and 100,000 events, each read by its administrator.
+const AUDIT_PAGE = "GET /api/audit-events";
+const AUDIT_SIZES = [1_000, 100_000];
+const auditRows = [];
+const auditOp = operations.find((op) => op.key === AUDIT_PAGE);
+if (auditOp) {
+  for (const size of AUDIT_SIZES) {
+    const world = await harness.createWorld("Audit");
+    const row = await prepare(auditOp, `p${planId++}`, world);
+    row.label = `${AUDIT_PAGE} (an account of ${size.toLocaleString("en")} events)`;
+    auditRows.push({ row, size, accountId: world.account.id });
+    rows.push(row);
+  }
+}
+
+/** Seeds `size` audit events for an account straight into D1 (ids older than any real event's). */
+async function seedAuditEvents(state, { accountId, size }) {
+  const sql = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${size})
+    INSERT INTO audit_events (id, time, account_id, actor_type, actor_id, actor_name, actor_authentication, action, target_type, target_id, target_name, changes, request_id, ip, user_agent)
+    SELECT printf('00000%021d', i), '2026-01-01T00:00:00.000Z', '${accountId}', 'USER', NULL, 'seeded', 'BASIC', 'source.update', 'source', 'seeded-' || i, 'Seeded source',
+      '[{"member":"description","before":"a","after":"b"}]', 'seeded-' || i, '127.0.0.1', 'npm run bench' FROM n`;
+  await runWrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql.replace(/\s+/g, " ")], quiet);
+}
+
+/** An operation's fixtures, request maker and floor plan; `world` fixes the account it runs in. */
+async function prepare(op, id, world) {
   const isDelete = op.method === "DELETE";
   const isCreate = op.method === "POST" && op.responses["201"] !== undefined;
   // A world per round for creations (an account's count limits), one otherwise; a DELETE takes a pool.
-  const worlds = [];
-  for (let i = 0; i < (isCreate ? ROUNDS : 1); i++) worlds.push(await harness.createWorld("Bench"));
+  const worlds = world ? [world] : [];
+  for (let i = worlds.length; i < (isCreate ? ROUNDS : 1); i++) worlds.push(await harness.createWorld("Bench"));
   const target = (world, params) => ({ world, params, caller: harness.allowedCaller(op, world) });
   let targets;
   if (isDelete) {
@@ -198,6 +223,7 @@ async function prepare(op, id) {
 
 // ---- 2. Both Workers at once: the service, and the floor on a copy of its D1 ----
 await stop(serviceWorker);
+for (const seeded of auditRows) await seedAuditEvents(serviceState, seeded);
 cpSync(serviceState, floorState, { recursive: true });
 // One after the other: two `wrangler dev` bundling at once in one project trip over each other.
 start("scripts/bench-floor/wrangler.toml", PORT + 1, floorState);
@@ -244,7 +270,7 @@ for (const row of rows) {
   });
   row.target = targetOf(row.op.method);
   row.below = !(row.ratio >= row.target);
-  process.stdout.write(`  ${row.op.key}: ${row.ratio.toFixed(2)}\n`);
+  process.stdout.write(`  ${row.label ?? row.op.key}: ${row.ratio.toFixed(2)}\n`);
 }
 
 const probe = await credentialCacheProbe();
@@ -318,7 +344,7 @@ async function credentialCacheProbe() {
 function printTable() {
   const head = ["route", "D1 trips", "req/s", "floor req/s", "ratio", "target", "p50 ms", "p99 ms", "non-2xx", ""];
   const cells = rows.map((r) => [
-    r.op.key,
+    r.label ?? r.op.key,
     r.trips === r.measuredTrips ? String(r.trips) : `${r.trips} (${r.measuredTrips.toFixed(1)})`,
     r.rps.toFixed(0),
     r.floorRps.toFixed(0),
@@ -340,12 +366,16 @@ function printTable() {
   const below = rows.filter((r) => r.below);
   const worst = rows.reduce((w, r) => (!w || r.ratio / r.target < w.ratio / w.target ? r : w), undefined);
   console.log(`\n${rows.length} operations measured: ${rows.length - below.length} at target, ${below.length} below; ${skipped.length} skipped.`);
-  if (worst) console.log(`Worst row: ${worst.op.key} at ${worst.ratio.toFixed(2)} of its floor (target ${worst.target.toFixed(2)}).`);
+  if (worst) console.log(`Worst row: ${worst.label ?? worst.op.key} at ${worst.ratio.toFixed(2)} of its floor (target ${worst.target.toFixed(2)}).`);
   const failures = rows.filter((r) => r.firstFailure);
   for (const r of failures) console.log(`  ${r.op.key}: first non-2xx: ${r.firstFailure}`);
   if (skipped.length) {
     console.log("\nSkipped:");
     for (const s of skipped) console.log(`  ${s.op.key}: ${s.why}`);
+  }
+  if (auditRows.length) {
+    console.log("\nA page of audit events (issue 18), by the number of events the account holds:");
+    for (const { row, size } of auditRows) console.log(`  ${size.toLocaleString("en")} events: ${row.measuredTrips.toFixed(0)} D1 round trip(s), ${row.rps.toFixed(0)} req/s, p50 ${row.p50.toFixed(1)} ms, ${row.ratio.toFixed(2)} of its floor`);
   }
   const line2 = (label, r) => `${label}: ${r.trips} D1 round trip(s), ${r.ms.toFixed(1)} ms`;
   console.log("\nCredential cache after group edits (a member's next read):");
