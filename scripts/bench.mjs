@@ -16,7 +16,7 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertNode22, runWrangler, startWrangler } from "./wrangler.mjs";
+import { assertNode22, runWrangler, runWranglerQuietly, startWrangler } from "./wrangler.mjs";
 import { loadHarness } from "./bench-harness/build.mjs";
 import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
@@ -156,13 +156,13 @@ if (auditOp) {
   }
 }
 
-/** Seeds `size` audit events for an account straight into D1 (ids older than any real event's). */
+/** Seeds `size` audit events for an account straight into D1 (ids older than any real event's, distinct per size). */
 async function seedAuditEvents(state, { accountId, size }) {
   const sql = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${size})
     INSERT INTO audit_events (id, time, account_id, actor_type, actor_id, actor_name, actor_authentication, action, target_type, target_id, target_name, changes, request_id, ip, user_agent)
-    SELECT printf('00000%021d', i), '2026-01-01T00:00:00.000Z', '${accountId}', 'USER', NULL, 'seeded', 'BASIC', 'source.update', 'source', 'seeded-' || i, 'Seeded source',
+    SELECT printf('0000%d%021d', ${size.toString().length}, i), '2026-01-01T00:00:00.000Z', '${accountId}', 'USER', NULL, 'seeded', 'BASIC', 'source.update', 'source', 'seeded-' || i, 'Seeded source',
       '[{"member":"description","before":"a","after":"b"}]', 'seeded-' || i, '127.0.0.1', 'npm run bench' FROM n`;
-  await runWrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql.replace(/\s+/g, " ")], quiet);
+  await runWranglerQuietly(["d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql.replace(/\s+/g, " ")]);
 }
 
 /** An operation's fixtures, request maker and floor plan; `world` fixes the account it runs in. */
