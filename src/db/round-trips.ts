@@ -12,6 +12,11 @@
  * - a batch, or a statement that writes: the check's guard statement goes first in one batch, and
  *   fails the whole batch (nothing written) when the condition does not hold;
  * - no D1 call at all: the owner of the check asks it alone before answering (`settle`).
+ *
+ * Every call runs on the request's D1 session (db/session.ts), which also notes where D1 says each
+ * result was served. A check that rides must see every committed write, so whoever sets one opens
+ * the session at the primary (`RequestSession.requirePrimary`): its first round trip, the one the
+ * check rides on, is then the primary's.
  */
 export class RoundTripCounter {
   count = 0;
@@ -42,6 +47,8 @@ export interface RideAlongCheck {
   refused(): Error;
 }
 
+import type { D1Client, RequestSession } from "./session";
+
 const INNER = Symbol("inner statement");
 const SOURCE = Symbol("statement source");
 
@@ -50,24 +57,32 @@ type WrappedStatement = D1PreparedStatement & { [INNER]: D1PreparedStatement; [S
 const READ = /^\s*(select|with)\b/i;
 
 /** Asks a check alone: one round trip of its own. */
-async function askAlone(db: D1Database, counter: RoundTripCounter, check: RideAlongCheck): Promise<void> {
+async function askAlone(session: RequestSession, counter: RoundTripCounter, check: RideAlongCheck): Promise<void> {
   counter.count++;
-  const row = await db.prepare(`SELECT CASE WHEN ${check.condition} THEN 1 ELSE 0 END AS ok`).bind(...check.params).first<{ ok: number }>();
-  if (row?.ok !== 1) throw check.refused();
+  const answer = await session.d1.prepare(`SELECT CASE WHEN ${check.condition} THEN 1 ELSE 0 END AS ok`).bind(...check.params).all<{ ok: number }>();
+  session.record(answer.meta);
+  if (answer.results[0]?.ok !== 1) throw check.refused();
 }
 
 /** Asks the pending check, if it found no round trip to ride on (the request made no D1 call). */
-export async function settleCheck(db: D1Database, counter: RoundTripCounter): Promise<void> {
+export async function settleCheck(session: RequestSession, counter: RoundTripCounter): Promise<void> {
   const check = counter.takeCheck();
-  if (check) await askAlone(db, counter, check);
+  if (check) await askAlone(session, counter, check);
 }
 
-export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Database {
+/** A batch on the session, its results' servers noted. */
+async function batchOn(session: RequestSession, statements: D1PreparedStatement[]): Promise<D1Result[]> {
+  const results = await session.d1.batch(statements);
+  for (const result of results) session.record(result.meta);
+  return results;
+}
+
+export function countRoundTrips(session: RequestSession, counter: RoundTripCounter): D1Client {
   /** Runs `statements` as one batch behind the check's guard, and answers their results. */
   const guardedBatch = async (check: RideAlongCheck, statements: D1PreparedStatement[]) => {
-    const guard = db.prepare(check.guard).bind(...check.params);
+    const guard = session.d1.prepare(check.guard).bind(...check.params);
     try {
-      const [, ...results] = await db.batch([guard, ...statements]);
+      const [, ...results] = await batchOn(session, [guard, ...statements]);
       return results;
     } catch (err) {
       if (String((err as Error)?.message ?? err).includes(check.guardConstraint)) throw check.refused();
@@ -90,9 +105,9 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
       const check = counter.takeCheck();
       if (!check) return direct(stmt);
       if (!READ.test(source.query)) return fromBatch((await guardedBatch(check, [stmt]))[0]);
-      const riding = db.prepare(`SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`).bind(...source.values, ...check.params);
+      const riding = session.d1.prepare(`SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`).bind(...source.values, ...check.params);
       const answer = await direct(riding);
-      if (empty(answer)) await askAlone(db, counter, check);
+      if (empty(answer)) await askAlone(session, counter, check);
       return answer;
     };
 
@@ -104,8 +119,14 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
       );
       return column === undefined ? row : (row?.[column] ?? null);
     }) as D1PreparedStatement["first"];
-    wrapped.all = (() => run<D1Result>((s) => s.all(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["all"];
-    wrapped.run = (() => run<D1Result>((s) => s.run(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["run"];
+    // all() and run() answer D1's meta (first() and raw() do not): where they were served is noted.
+    const withMeta = (call: (s: D1PreparedStatement) => Promise<D1Result>) => async (s: D1PreparedStatement) => {
+      const result = await call(s);
+      session.record(result.meta);
+      return result;
+    };
+    wrapped.all = (() => run<D1Result>(withMeta((s) => s.all()), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["all"];
+    wrapped.run = (() => run<D1Result>(withMeta((s) => s.run()), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["run"];
     wrapped.raw = ((options?: { columnNames?: boolean }) => {
       const withNames = options?.columnNames === true;
       return run(
@@ -122,17 +143,13 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
     return wrapped;
   };
 
-  const proxy = Object.create(db) as D1Database;
-  proxy.prepare = (query: string) => wrap(db.prepare(query), { query, values: [] });
-  proxy.batch = (async (statements: D1PreparedStatement[]) => {
-    counter.count++;
-    const inner = statements.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
-    const check = counter.takeCheck();
-    return check ? guardedBatch(check, inner) : db.batch(inner);
-  }) as D1Database["batch"];
-  proxy.exec = (query: string) => {
-    counter.count++;
-    return db.exec(query);
+  return {
+    prepare: (query: string) => wrap(session.d1.prepare(query), { query, values: [] }),
+    batch: (async (statements: D1PreparedStatement[]) => {
+      counter.count++;
+      const inner = statements.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
+      const check = counter.takeCheck();
+      return check ? guardedBatch(check, inner) : batchOn(session, inner);
+    }) as D1Client["batch"],
   };
-  return proxy;
 }
