@@ -2,6 +2,7 @@ import { applyD1Migrations, createExecutionContext, waitOnExecutionContext } fro
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { fillTemplate, listOperations, loadDocument } from "./harness/document";
 import { assertConformant } from "./harness/response-validation";
 import { basic, buildRequest, call, expectError, expectUnauthenticated, PASSWORD, SUPERVISOR, unique, type CallOptions, type CallResult } from "./helpers";
 import { bookmarkAt, LaggingD1, positionOf } from "./replication/lagging-d1";
@@ -222,5 +223,21 @@ describe("the X-D1-Bookmark header", () => {
   it("the supervisor's Basic credentials need no D1 lookup, so its reads go to the replica", async () => {
     const res = await ranOn("replica", () => send("GET", "/api/accounts", { headers: { Authorization: basic(SUPERVISOR.username, SUPERVISOR.password) } }));
     expect(res.status).toBe(200);
+  });
+
+  it("every operation documents the request and response header, and answers a malformed one with its documented 400", async () => {
+    const operations = listOperations(await loadDocument());
+    expect(operations.length).toBeGreaterThan(50);
+    for (const op of operations) {
+      const parameter = op.parameters.find((p) => p.in === "header" && p.name === "X-D1-Bookmark");
+      expect(parameter?.required, op.key).toBe(false);
+      for (const [status, response] of Object.entries(op.responses)) expect(Object.keys(response.headers ?? {}), `${op.key} ${status}`).toContain("X-D1-Bookmark");
+      const path = fillTemplate(op.template, Object.fromEntries(op.pathParams.map((name) => [name, "x"])));
+      // Refused before anything runs, whatever the route and caller: `call` checks the answer against the document.
+      const res = await call(op.method, path, { headers: { "X-D1-Bookmark": "not-a-bookmark" } });
+      // Under /api/trusted-access/ errors are OAuth bodies ({error, error_description}).
+      if (path.startsWith("/api/trusted-access/")) expect({ status: res.status, error: res.json.error, description: res.json.error_description }, op.key).toEqual({ status: 400, error: "invalid_request", description: expect.stringContaining("X-D1-Bookmark") });
+      else expectError(res, 400, "INVALID_BOOKMARK");
+    }
   });
 });
