@@ -99,6 +99,8 @@ function recordingD1(db: D1Database, statements: Statement[]): D1Database {
     return wrap(db.prepare(sql), entry);
   };
   proxy.batch = ((list: D1PreparedStatement[]) => db.batch(list.map((s) => (s as Partial<Recorded>)[INNER] ?? s))) as D1Database["batch"];
+  // The Worker runs each request on a session (src/db/session.ts): here one that records too.
+  proxy.withSession = () => ({ prepare: proxy.prepare, batch: proxy.batch, getBookmark: () => null }) as unknown as D1DatabaseSession;
   return proxy;
 }
 
