@@ -1,3 +1,5 @@
+import type { D1Client, RequestSession } from "./session";
+
 /**
  * Wraps the D1 binding so every round trip to the database is counted. In production each
  * one is a network hop, so the count per request is the figure the benchmark reports and
@@ -46,8 +48,6 @@ export interface RideAlongCheck {
   /** The error to throw when the condition does not hold. */
   refused(): Error;
 }
-
-import type { D1Client, RequestSession } from "./session";
 
 const INNER = Symbol("inner statement");
 const SOURCE = Symbol("statement source");
