@@ -24,6 +24,8 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
+                // The lagging replica of test/integration/replication (a test double's second database).
+                d1Databases: { REPLICA_DB: "replica-test-double" },
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   SUPERVISOR_USERNAME: "supervisor",

@@ -9,6 +9,12 @@ export interface ApiClientOptions {
   password: string;
   /** Another fetch, e.g. a Worker's service binding or a test's. */
   fetch?: typeof fetch;
+  /**
+   * Carry the database bookmark (X-D1-Bookmark) of each answer to the next request, so that this
+   * client reads its own writes and never reads older than it did, whichever replica serves it
+   * (docs/replication.md). On unless `false`.
+   */
+  carryBookmark?: boolean;
 }
 
 /**
@@ -18,10 +24,27 @@ export interface ApiClientOptions {
  * the context path, if any.
  */
 export function createApiClient(baseUrl: string, options: ApiClientOptions) {
+  const send = options.fetch ?? fetch;
   return hc<AppType>(baseUrl, {
     headers: { Authorization: basicAuthorization(options.username, options.password) },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.carryBookmark === false ? send : carryingBookmark(send),
   });
+}
+
+/**
+ * A fetch that sends the latest X-D1-Bookmark it has received. Bookmarks are fixed-width hex, so the
+ * later of two is the greater string: an answer that overtook a slower one does not move it back.
+ */
+function carryingBookmark(send: typeof fetch): typeof fetch {
+  let last: string | undefined;
+  return async (input, init) => {
+    const request = new Request(input, init);
+    if (last && !request.headers.has("X-D1-Bookmark")) request.headers.set("X-D1-Bookmark", last);
+    const response = await send(request);
+    const answered = response.headers.get("X-D1-Bookmark");
+    if (answered && (!last || answered > last)) last = answered;
+    return response;
+  };
 }
 
 /** The Basic header of RFC 7617: base64 of the UTF-8 of "username:password". */

@@ -1,6 +1,7 @@
 import type { AuditActor, AuditRecord, ComputedValue } from "../domain/audit/event";
 import { newEventId } from "../domain/audit/event-id";
 import type { WriteCompanion } from "./round-trips";
+import type { D1Client } from "./session";
 
 /** Who and which request: read when the events are written, after authentication has run. */
 export interface AuditContext {
@@ -57,7 +58,7 @@ type Pending = { record: AuditRecord; condition?: EventCondition; before?: boole
 const isComputed = (value: unknown): value is ComputedValue => typeof value === "object" && value !== null && "sql" in value;
 
 /** One event's INSERT: a `?` per plain column, a scalar subquery per computed one, then its condition. */
-function insertOf(d1: D1Database, { record, condition }: Pending, context: AuditContext, time: Date): D1PreparedStatement {
+function insertOf(d1: Pick<D1Client, "prepare">, { record, condition }: Pending, context: AuditContext, time: Date): D1PreparedStatement {
   const values = rowOf(record, context, time);
   const select = values.map((v) => (isComputed(v) ? `(${v.sql})` : "?")).join(", ");
   const params = values.flatMap((v) => (isComputed(v) ? v.params : [v]));
@@ -128,7 +129,7 @@ export class AuditTrail implements WriteCompanion {
    * The INSERTs of the pending events, taken once. Those conditioned on ROW_CHANGED come first, so
    * the first checks the write itself and each next one that its predecessor was inserted.
    */
-  takeStatements(d1: D1Database): { before: D1PreparedStatement[]; after: D1PreparedStatement[] } {
+  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[] } {
     const first = (p: Pending) => (p.condition === ROW_CHANGED ? 0 : 1);
     const pending = [...this.#pending].sort((a, b) => first(a) - first(b));
     this.#pending = [];

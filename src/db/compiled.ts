@@ -1,4 +1,5 @@
 import type { Database } from "./client";
+import type { D1Client } from "./session";
 
 /**
  * A query whose SQL is built once per isolate. Drizzle turns a query builder into SQL text on every
@@ -6,7 +7,7 @@ import type { Database } from "./client";
  * select of four columns, against 20 µs to run a prepared one: scripts/bench and docs/performance.md).
  * A hot query is declared once, at module level, with `sql.placeholder("name")` where its values
  * go; each request runs the same prepared query on its own database handle (the statement is
- * re-made from the cached SQL on the request's D1 binding, so round trips are still counted there).
+ * re-made from the cached SQL on the request's D1 session, so round trips are still counted there).
  *
  *   const accountByName = compiled((db) => db.select(cols).from(accounts).where(eq(accounts.name, sql.placeholder("name"))));
  *   const row = await accountByName(c.get("db")).get({ name });
@@ -25,7 +26,7 @@ interface PreparedLike {
   getQuery(): { sql: string };
 }
 
-/** The D1 binding under a request's Drizzle handle (drizzle() keeps it as `$client`). */
-function clientOf(db: Database): D1Database {
-  return (db as unknown as { $client: D1Database }).$client;
+/** The D1 session under a request's Drizzle handle (drizzle() keeps it as `$client`). */
+function clientOf(db: Database): D1Client {
+  return db.$client;
 }

@@ -1,3 +1,5 @@
+import type { D1Client, RequestSession } from "./session";
+
 /**
  * Wraps the D1 binding so every round trip to the database is counted. In production each
  * one is a network hop, so the count per request is the figure the benchmark reports and
@@ -17,6 +19,11 @@
  * the request's audit events, db/audit-trail.ts): the first batch holding a writing statement
  * carries them right after its last writing statement, and a writing statement called alone
  * becomes a batch of itself and them. Same round trips, one transaction.
+ *
+ * Every call runs on the request's D1 session (db/session.ts), which also notes where D1 says each
+ * result was served. A check that rides must see every committed write, so whoever sets one opens
+ * the session at the primary (`RequestSession.requirePrimary`): its first round trip, the one the
+ * check rides on, is then the primary's.
  */
 export class RoundTripCounter {
   count = 0;
@@ -61,7 +68,7 @@ export interface RideAlongCheck {
  * (the floor takes values a write re-sends from its own read, e.g. the revision it read).
  */
 export interface RecordedRoundTrip {
-  call: "first" | "all" | "run" | "raw" | "rawNames" | "batch" | "exec";
+  call: "first" | "all" | "run" | "raw" | "rawNames" | "batch";
   statements: { sql: string; params: unknown[] }[];
   /** Rows per statement (at most ROWS_KEPT each), values encoded as by `recordable`. */
   rows?: unknown[][];
@@ -111,7 +118,7 @@ export function recordedStatements(requestId: string): RecordedRoundTrip[] | und
 export interface WriteCompanion {
   readonly pending: boolean;
   /** The statements to add to a write's batch (just before its first writing statement, and right after its last), taken once. */
-  takeStatements(d1: D1Database): { before: D1PreparedStatement[]; after: D1PreparedStatement[] };
+  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[] };
 }
 
 const INNER = Symbol("inner statement");
@@ -122,19 +129,27 @@ type WrappedStatement = D1PreparedStatement & { [INNER]: D1PreparedStatement; [S
 const READ = /^\s*(select|with)\b/i;
 
 /** Asks a check alone: one round trip of its own. */
-async function askAlone(db: D1Database, counter: RoundTripCounter, check: RideAlongCheck): Promise<void> {
+async function askAlone(session: RequestSession, counter: RoundTripCounter, check: RideAlongCheck): Promise<void> {
   counter.count++;
   const query = `SELECT CASE WHEN ${check.condition} THEN 1 ELSE 0 END AS ok`;
-  const trip = recordTrip(counter, "first", [{ query, values: check.params }]);
-  const row = await db.prepare(query).bind(...check.params).first<{ ok: number }>();
-  if (trip) trip.rows = [rowsOf(row)];
-  if (row?.ok !== 1) throw check.refused();
+  const trip = recordTrip(counter, "all", [{ query, values: check.params }]);
+  const answer = await session.d1.prepare(query).bind(...check.params).all<{ ok: number }>();
+  session.record(answer.meta);
+  if (trip) trip.rows = [rowsOf(answer)];
+  if (answer.results[0]?.ok !== 1) throw check.refused();
 }
 
 /** Asks the pending check, if it found no round trip to ride on (the request made no D1 call). */
-export async function settleCheck(db: D1Database, counter: RoundTripCounter): Promise<void> {
+export async function settleCheck(session: RequestSession, counter: RoundTripCounter): Promise<void> {
   const check = counter.takeCheck();
-  if (check) await askAlone(db, counter, check);
+  if (check) await askAlone(session, counter, check);
+}
+
+/** A batch on the session, its results' servers noted. */
+async function batchOn(session: RequestSession, statements: D1PreparedStatement[]): Promise<D1Result[]> {
+  const results = await session.d1.batch(statements);
+  for (const result of results) session.record(result.meta);
+  return results;
 }
 
 /** Whether a statement writes; one this wrapper did not prepare counts as writing. */
@@ -143,7 +158,7 @@ const writes = (s: D1PreparedStatement) => {
   return !source || !READ.test(source.query);
 };
 
-export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Database {
+export function countRoundTrips(session: RequestSession, counter: RoundTripCounter): D1Client {
   const sourceOf = (s: D1PreparedStatement) => (s as Partial<WrappedStatement>)[SOURCE] ?? { query: "(unwrapped statement)", values: [] };
 
   /**
@@ -163,7 +178,7 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
     if (check) results = await guardedBatch(check, inner, sources);
     else {
       const trip = recordTrip(counter, "batch", sources);
-      results = await db.batch(inner);
+      results = await batchOn(session, inner);
       if (trip) trip.rows = results.map(rowsOf);
     }
     if (before.length + after.length === 0) return results;
@@ -172,10 +187,10 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
 
   /** Runs `statements` as one batch behind the check's guard, and answers their results. */
   const guardedBatch = async (check: RideAlongCheck, statements: D1PreparedStatement[], sources: { query: string; values: unknown[] }[]) => {
-    const guard = db.prepare(check.guard).bind(...check.params);
+    const guard = session.d1.prepare(check.guard).bind(...check.params);
     const trip = recordTrip(counter, "batch", [{ query: check.guard, values: check.params }, ...sources]);
     try {
-      const all = await db.batch([guard, ...statements]);
+      const all = await batchOn(session, [guard, ...statements]);
       if (trip) trip.rows = all.map(rowsOf);
       const [, ...results] = all;
       return results;
@@ -213,9 +228,9 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
       }
       const ridingSource = { query: `SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`, values: [...source.values, ...check.params] };
       const trip = recordTrip(counter, call, [ridingSource]);
-      const answer = await direct(db.prepare(ridingSource.query).bind(...ridingSource.values));
+      const answer = await direct(session.d1.prepare(ridingSource.query).bind(...ridingSource.values));
       if (trip) trip.rows = [rowsOf(answer)];
-      if (empty(answer)) await askAlone(db, counter, check);
+      if (empty(answer)) await askAlone(session, counter, check);
       return answer;
     };
 
@@ -228,8 +243,14 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
       );
       return column === undefined ? row : (row?.[column] ?? null);
     }) as D1PreparedStatement["first"];
-    wrapped.all = (() => run<D1Result>("all", (s) => s.all(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["all"];
-    wrapped.run = (() => run<D1Result>("run", (s) => s.run(), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["run"];
+    // all() and run() answer D1's meta (first() and raw() do not): where they were served is noted.
+    const withMeta = (call: (s: D1PreparedStatement) => Promise<D1Result>) => async (s: D1PreparedStatement) => {
+      const result = await call(s);
+      session.record(result.meta);
+      return result;
+    };
+    wrapped.all = (() => run<D1Result>("all", withMeta((s) => s.all()), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["all"];
+    wrapped.run = (() => run<D1Result>("run", withMeta((s) => s.run()), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["run"];
     wrapped.raw = ((options?: { columnNames?: boolean }) => {
       const withNames = options?.columnNames === true;
       return run(
@@ -247,16 +268,12 @@ export function countRoundTrips(db: D1Database, counter: RoundTripCounter): D1Da
     return wrapped;
   };
 
-  const proxy = Object.create(db) as D1Database;
-  proxy.prepare = (query: string) => wrap(db.prepare(query), { query, values: [] });
-  proxy.batch = (async (statements: D1PreparedStatement[]) => {
-    counter.count++;
-    return batch(counter.takeCheck(), statements);
-  }) as D1Database["batch"];
-  proxy.exec = (query: string) => {
-    counter.count++;
-    recordTrip(counter, "exec", [{ query, values: [] }]);
-    return db.exec(query);
+  const proxy: D1Client = {
+    prepare: (query: string) => wrap(session.d1.prepare(query), { query, values: [] }),
+    batch: (async (statements: D1PreparedStatement[]) => {
+      counter.count++;
+      return batch(counter.takeCheck(), statements);
+    }) as D1Client["batch"],
   };
   return proxy;
 }

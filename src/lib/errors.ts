@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   INVALID_PAGE_TOKEN: { status: 400, description: "The pageToken was not issued by this service." },
   ID_MISMATCH: { status: 400, description: "The body names another object than the path." },
   PREVIEW_NOT_ENABLED: { status: 400, description: "A preview endpoint was called without `X-Enable-Preview: true`." },
+  INVALID_BOOKMARK: { status: 400, description: "The X-D1-Bookmark header is not a bookmark this service answered." },
   UNAUTHENTICATED: { status: 401, description: "No valid credentials were sent." },
   FORBIDDEN: { status: 403, description: "The caller lacks the privilege or permission the operation needs." },
   PRIVILEGE_ESCALATION: { status: 403, description: "The caller tried to grant a privilege it does not hold." },
@@ -258,11 +259,18 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   // The triggers of migration 0010: a write naming, as owner or grantee, a user deleted since it was checked.
   if (raisedBy(err, USER_MISSING)) return errorResponse(c, new ApiError("CONCURRENT_UPDATE", "A user this write names was deleted meanwhile"));
+  // A well-formed bookmark D1 refuses (say, one of another database) is the sender's mistake, not ours.
+  if (c.req.header("X-D1-Bookmark")?.trim() && /bookmark/i.test(collectMessages(err))) return errorResponse(c, invalidBookmark());
   log(c, "error", "unhandled error", { errorName: err?.name, errorMessage: String(err?.message ?? err).slice(0, 500) });
   return errorResponse(
     c,
     new ApiError("INTERNAL_ERROR", `Internal error; quote request id ${c.get("requestId")} when reporting it`),
   );
+}
+
+/** 400 for an X-D1-Bookmark that is not one of this database's bookmarks (src/middleware/database). */
+export function invalidBookmark(): ApiError {
+  return new ApiError("INVALID_BOOKMARK", "Malformed X-D1-Bookmark header: send back a bookmark exactly as a response's X-D1-Bookmark gave it");
 }
 
 /** Hono's own exceptions: malformed JSON from the validator, 415 from the media-type gate, 413 from bodyLimit. */

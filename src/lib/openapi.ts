@@ -168,10 +168,27 @@ const PREVIEW_HEADER_PARAMETER = {
   schema: { type: "string", example: "true" },
 } as const;
 
+/**
+ * The request header every operation takes (src/middleware/database): a read at least as fresh as the
+ * write that answered it, in any region. docs/replication.md.
+ */
+const BOOKMARK_HEADER_PARAMETER = {
+  name: "X-D1-Bookmark",
+  in: "header",
+  required: false,
+  description:
+    "A bookmark an earlier response answered in X-D1-Bookmark: this request reads a database state at least that fresh (send the last one received, to read your own writes). Malformed: 400 INVALID_BOOKMARK.",
+  schema: { type: "string", pattern: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{32}$" },
+} as const;
+
 /** Headers every response carries, plus those of a stability mark. */
 function commonHeaders(mark: Stability | undefined): Record<string, HeaderDoc> {
   return {
     "X-Request-Id": header("Id of the request: the caller's sane X-Request-Id, or one made by the service."),
+    "X-D1-Bookmark": header(
+      "The database's position after this request (or the X-D1-Bookmark it was sent, when it ran no statement): send it back in the next request's X-D1-Bookmark to read at least this fresh.",
+      false,
+    ),
     ...(mark === "experimental" || mark === "preview" ? { "X-API-Stability": header("`experimental`: this operation may change.") } : {}),
     ...(mark === "deprecated"
       ? { Deprecation: header("`true`: this operation is deprecated."), Sunset: header(`When this operation stops working (RFC 8594): \`${SUNSET}\`.`) }
@@ -198,7 +215,7 @@ export function routeDeclaration<const R extends RouteConfig>(config: R & RouteE
 
 export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras): R {
   const { access, outsideApi = false, stability: mark, errors = [], duplicatedStatus, errorBody, objectPermission, bodyCap = defaultBodyCap, problemLevels, ...route } = config;
-  const codes = new Set<ErrorCode>(["INTERNAL_ERROR", ...errors]);
+  const codes = new Set<ErrorCode>(["INTERNAL_ERROR", "INVALID_BOOKMARK", ...errors]);
   const request = route.request;
   for (const [type, { schema }] of Object.entries((request?.body?.content ?? {}) as Record<string, { schema: z.ZodType }>)) {
     const open = openObjectsOf(schema);
@@ -265,7 +282,7 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
     "x-access": access.kind === "privilege" ? access.privilege : access.kind,
     ...(objectPermission ? { "x-object-permission": objectPermission } : {}),
     ...(mark ? { "x-stability": mark } : {}),
-    ...(mark === "preview" ? { parameters: [...(route.parameters ?? []), PREVIEW_HEADER_PARAMETER] } : {}),
+    parameters: [...(route.parameters ?? []), BOOKMARK_HEADER_PARAMETER, ...(mark === "preview" ? [PREVIEW_HEADER_PARAMETER] : [])],
     // Access is checked before the body is even read: a stranger's 5 MB upload costs no parsing.
     middleware: [stability(mark), access.kind === "trustedClient" ? authenticateClient : authorize(access), ...(request?.body ? [readJsonBody(bodyCap)] : [])],
   } as unknown as R) as R;

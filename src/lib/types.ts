@@ -2,6 +2,7 @@ import type { TrustedClient } from "../auth/client";
 import type { AuditTrail } from "../db/audit-trail";
 import type { Database } from "../db/client";
 import type { RoundTripCounter } from "../db/round-trips";
+import type { RequestSession, ServedBy } from "../db/session";
 import type { Principal } from "../domain/principal";
 import type { Config } from "./config";
 import type { JsonMediaType } from "./media-types";
@@ -25,6 +26,10 @@ export interface Variables {
   roundTrips: RoundTripCounter;
   /** The request's audit trail: a write declares its events here, and they ride in its batch. */
   audit: AuditTrail;
+  /** The request's one D1 session (db/session.ts): its bookmark, and whether it starts at the primary. */
+  d1Session: RequestSession;
+  /** Where D1 served each call that said so (`served_by_region`, `served_by_primary`), for the request log. */
+  d1ServedBy: readonly ServedBy[];
   /** Set by the authentication middleware on every route that is not public. */
   principal: Principal;
   /** Set instead of `principal` on the trusted-access token endpoints: the client that authenticated. */

@@ -6,6 +6,7 @@ import { refusedBy, WRITE_CONFLICT_GUARD } from "../../src/db/batch-guards";
 import { createDatabase } from "../../src/db/client";
 import { FOLDER_CYCLE_GUARD, FOLDER_TOO_DEEP_GUARD, moveStatements } from "../../src/db/folder-writes";
 import { RoundTripCounter } from "../../src/db/round-trips";
+import { RequestSession } from "../../src/db/session";
 import { buildRequest, call, createAccount, createUser, dbSnapshot, expectError, as, rowsOfAccount, type TestUser } from "./helpers";
 import { allPages, folders, makeFolder, PREVIEW, setAcl, toUser, type FolderNode } from "./folder-helpers";
 
@@ -229,7 +230,7 @@ describe("concurrent writes", () => {
 });
 
 describe("the guards inside a write's own batch", () => {
-  const db = () => createDatabase(env.DB, new RoundTripCounter());
+  const db = () => createDatabase(new RequestSession(env.DB, "first-primary"), new RoundTripCounter());
 
   it("a move batch built from a read taken before a crossing move is refused as a cycle when it runs", async () => {
     const root = await makeFolder(alice, "Stale cycle");

@@ -5,6 +5,7 @@ import { createApp } from "../../src/app";
 import { createDatabase } from "../../src/db/client";
 import { CHUNK_MAX_BYTES, listDatasets, readDataset, readDatasetText } from "../../src/db/json-datasets";
 import { RoundTripCounter } from "../../src/db/round-trips";
+import { RequestSession } from "../../src/db/session";
 import { rawMemberText } from "../../src/domain/raw-json";
 import { jsonWithRawMember } from "../../src/routes/json-datasets/json-datasets.response";
 import { assertConformant } from "./harness/response-validation";
@@ -98,6 +99,8 @@ function recordingD1(db: D1Database, statements: Statement[]): D1Database {
     return wrap(db.prepare(sql), entry);
   };
   proxy.batch = ((list: D1PreparedStatement[]) => db.batch(list.map((s) => (s as Partial<Recorded>)[INNER] ?? s))) as D1Database["batch"];
+  // The Worker runs each request on a session (src/db/session.ts): here one that records too.
+  proxy.withSession = () => ({ prepare: proxy.prepare, batch: proxy.batch, getBookmark: () => null }) as unknown as D1DatabaseSession;
   return proxy;
 }
 
@@ -316,7 +319,7 @@ describe("the storage module, for readers such as the JSON dataset connector", (
     const text = datasetText(2_500_000, "module");
     const created = await call("POST", "/api/json-datasets", { as: as(owner), rawBody: rawBody("module", text), headers: { "Content-Type": VENDOR_JSON } });
     await call("POST", "/api/json-datasets", { as: as(owner), body: { name: "another", data: {} } });
-    const db = createDatabase(env.DB, new RoundTripCounter());
+    const db = createDatabase(new RequestSession(env.DB, "first-primary"), new RoundTripCounter());
     expect((await listDatasets(db, mine.id)).map((d) => d.name)).toEqual(["another", "module"]);
     expect(await listDatasets(db, account.id)).not.toContainEqual(expect.objectContaining({ accountId: mine.id }));
     expect(await readDatasetText(db, mine.id, created.json.id)).toBe(text);

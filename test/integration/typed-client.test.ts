@@ -50,4 +50,37 @@ describe("createApiClient", () => {
     const res = await clientOf({ username: "nobody", password: "wrong-password" }).api.sources.$get({ query: {} });
     expect(res.status).toBe(401);
   });
+
+  it("carries the bookmark of each answer to the next request (X-D1-Bookmark), unless told not to", async () => {
+    const account = await createAccount();
+    const admin = await createUser(account.id, { groups: ["Users", "Administrators"] });
+    const sent: (string | null)[] = [];
+    const answered: (string | null)[] = [];
+    const recording = (carryBookmark?: boolean) =>
+      createApiClient("http://api.test", {
+        ...admin,
+        carryBookmark,
+        fetch: async (input, init) => {
+          const request = new Request(input, init);
+          sent.push(request.headers.get("X-D1-Bookmark"));
+          const response = await fetchWorker(request);
+          answered.push(response.headers.get("X-D1-Bookmark"));
+          return response;
+        },
+      });
+
+    const api = recording();
+    expect((await api.api.sources.$get({ query: {} })).status).toBe(200);
+    await api.api.user.$get();
+    await api.api.user.$get();
+    expect(sent[0]).toBeNull();
+    expect(answered.every((b) => b !== null)).toBe(true);
+    expect(sent.slice(1)).toEqual(answered.slice(0, 2));
+
+    sent.length = 0;
+    const plain = recording(false);
+    await plain.api.user.$get();
+    await plain.api.user.$get();
+    expect(sent).toEqual([null, null]);
+  });
 });

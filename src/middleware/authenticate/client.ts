@@ -22,6 +22,8 @@ export const authenticateClient: MiddlewareHandler<AppEnv> = async (c, next) => 
   const wait = clientRetryAfterSeconds(address, credentials.username);
   if (wait !== undefined) throw tooManyAttempts(wait);
 
+  // A deleted client or an expired secret is refused at once: the lookup reads the primary.
+  c.get("d1Session").requirePrimary();
   const client = await verifyClient(c.get("db"), credentials, nowInSeconds());
   if (!client) {
     const retryAfter = await recordFailedClientAuthentication(c.env, address, credentials.username);

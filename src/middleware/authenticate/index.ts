@@ -22,6 +22,11 @@ const invalidToken = () =>
  * A bearer token is verified against D1 on every request, so a revoked token is refused by the
  * next request in every isolate: in a round trip of its own the first time this isolate sees it,
  * then riding on the request's first round trip (auth/bearer.ts, db/round-trips.ts).
+ *
+ * Whatever asks D1 who is calling asks the primary: the request's D1 session starts there
+ * (db/session.ts), so a revocation, deletion, disabled account or changed password committed
+ * anywhere is seen even where the nearest replica lags. Only that first round trip is the
+ * primary's; the rest of the request may read a replica that has caught up with it.
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header("Authorization");
@@ -31,13 +36,14 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     const digest = await bearerDigest(header.replace(/^Bearer\s+/i, "").trim());
     if (!digest) throw invalidToken();
     const cached = cachedBearer(digest, invalidToken);
+    c.get("d1Session").requirePrimary();
     if (cached) {
       // Known here: the token's check rides on the request's first D1 round trip.
       c.set("principal", cached.principal);
       c.get("roundTrips").rideAlong(cached.check);
       await next();
       // If no D1 call carried it, it is asked now, before anything is answered.
-      await settleCheck(c.env.DB, c.get("roundTrips"));
+      await settleCheck(c.get("d1Session"), c.get("roundTrips"));
       return;
     }
     const principal = await verifyBearer(digest, c.get("db"), c.get("config").credentialCacheTtlMs);
@@ -57,6 +63,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     db: c.get("db"),
     supervisor: { username: c.env.SUPERVISOR_USERNAME, password: c.env.SUPERVISOR_PASSWORD },
     cacheTtlMs: c.get("config").credentialCacheTtlMs,
+    beforeLookup: () => c.get("d1Session").requirePrimary(),
   });
   if (!outcome.ok) {
     if (outcome.reason === "account-disabled") throw unauthenticated("The user's account is disabled");

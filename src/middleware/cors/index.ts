@@ -12,8 +12,8 @@ const forListedOrigins = honoCors({
   origin: (origin) => origin,
   credentials: true,
   allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
-  allowHeaders: ["Authorization", "Content-Type", "Accept", "If-Match", "If-None-Match", "X-Enable-Preview", "X-Request-Id"],
-  exposeHeaders: ["ETag", "Location", "X-Request-Id", "Retry-After", "X-API-Stability", "Deprecation", "Sunset", "WWW-Authenticate"],
+  allowHeaders: ["Authorization", "Content-Type", "Accept", "If-Match", "If-None-Match", "X-Enable-Preview", "X-Request-Id", "X-D1-Bookmark"],
+  exposeHeaders: ["ETag", "Location", "X-Request-Id", "Retry-After", "X-API-Stability", "Deprecation", "Sunset", "WWW-Authenticate", "X-D1-Bookmark"],
   maxAge: 600,
 });
 

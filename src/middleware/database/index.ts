@@ -2,21 +2,38 @@ import type { MiddlewareHandler } from "hono";
 import { AuditTrail } from "../../db/audit-trail";
 import { createDatabase } from "../../db/client";
 import { rememberStatements, RoundTripCounter } from "../../db/round-trips";
+import { describeServedBy, isBookmark, RequestSession, sessionStart } from "../../db/session";
 import { actorOf, requestOf } from "../../lib/audit";
+import { invalidBookmark } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
 
+export const BOOKMARK_HEADER = "X-D1-Bookmark";
+
 /**
- * Gives the request its Drizzle handle over a D1 binding that counts round trips, and its audit
- * trail, whose events ride on the request's writes (db/audit-trail.ts).
+ * Gives the request its Drizzle handle over one D1 session (db/session.ts) through a wrapper that
+ * counts round trips, and its audit trail, whose events ride on the request's writes
+ * (db/audit-trail.ts). The answer carries the session's latest bookmark in X-D1-Bookmark; a request
+ * that ran no statement hands back the bookmark it was sent, so a client's chain never loses it.
+ * A blank X-D1-Bookmark counts as none.
  */
 export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const sent = c.req.header(BOOKMARK_HEADER)?.trim() || undefined;
+  if (sent !== undefined && !isBookmark(sent)) throw invalidBookmark();
   const counter = new RoundTripCounter(c.get("config").exposeD1Statements);
   const audit = new AuditTrail(() => ({ actor: actorOf(c), ...requestOf(c) }));
   counter.companion = audit;
+  const session = new RequestSession(c.env.DB, sessionStart(c.req.method, sent));
   c.set("roundTrips", counter);
   c.set("audit", audit);
-  c.set("db", createDatabase(c.env.DB, counter));
+  c.set("d1Session", session);
+  c.set("d1ServedBy", session.servedBy);
+  c.set("db", createDatabase(session, counter));
   await next();
-  if (c.get("config").exposeRoundTrips) c.res.headers.set("X-D1-Round-Trips", String(counter.count));
+  const bookmark = session.bookmark() ?? sent;
+  if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+  if (c.get("config").exposeRoundTrips) {
+    c.res.headers.set("X-D1-Round-Trips", String(counter.count));
+    if (session.servedBy.length > 0) c.res.headers.set("X-D1-Served-By", describeServedBy(session.servedBy));
+  }
   if (counter.trips) rememberStatements(c.get("requestId"), counter.trips);
 };
