@@ -1,5 +1,7 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { as, basic, call, createAccount, createUser, SUPERVISOR, unique, type TestUser } from "./helpers";
+import { createApp } from "../../src/app";
+import { as, basic, buildRequest, call, createAccount, createUser, SUPERVISOR, unique, type TestUser } from "./helpers";
 import { bearerFor, createClient, pushToken, type TestClient } from "./trusted-access-helpers";
 
 /**
@@ -56,6 +58,25 @@ describe("one line per request", () => {
       { status: 404, path: "/api/no-such-thing", userId: "supervisor", accountId: undefined },
       { status: 200, path: "/api/users", userId: "supervisor", accountId: undefined },
     ]);
+  });
+});
+
+describe("LOG_FORMAT none", () => {
+  it("writes no line for an answer below 500, and the answer is the same", async () => {
+    const app = await createApp();
+    const send = async (bindings: typeof env, path: string) => {
+      const ctx = createExecutionContext();
+      const response = await app.fetch(buildRequest("GET", path, {}), bindings, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: response.status, text: await response.text() };
+    };
+    const quiet = { ...env, LOG_FORMAT: "none" };
+    output.length = 0;
+    const answers = [await send(quiet, "/api/accounts?limit=1"), await send(quiet, "/api/no-such-route")];
+    expect(answers.map((a) => a.status)).toEqual([200, 404]);
+    expect(requestLines()).toEqual([]);
+    await send({ ...env, LOG_FORMAT: "json" }, "/api/no-such-route");
+    expect(requestLines()).toHaveLength(1);
   });
 });
 

@@ -16,15 +16,16 @@ export interface RequestLine {
   d1RoundTrips: number;
 }
 
-export type LogFormat = "json" | "pretty";
+export type LogFormat = "json" | "pretty" | "none";
 
-/** LOG_FORMAT: "pretty" for people at a terminal, anything else JSON. */
+/** LOG_FORMAT: "pretty" for people at a terminal, "none" for no line but a 5xx's, anything else JSON. */
 export function logFormatOf(raw: string | undefined): LogFormat {
-  return raw?.trim().toLowerCase() === "pretty" ? "pretty" : "json";
+  const form = raw?.trim().toLowerCase();
+  return form === "pretty" || form === "none" ? form : "json";
 }
 
 export function formatRequestLine(line: RequestLine, format: LogFormat): string {
-  if (format === "json") return JSON.stringify({ level: line.status >= 500 ? "error" : "info", message: "request", ...line, time: new Date(line.time).toISOString() });
+  if (format !== "pretty") return JSON.stringify({ level: line.status >= 500 ? "error" : "info", message: "request", ...line, time: new Date(line.time).toISOString() });
   // 14:02:03.123 GET /api/users 200 12 ms d1=1 account=… user=… id=…
   const who = [line.accountId && `account=${line.accountId}`, line.userId && `user=${line.userId}`, line.clientId && `client=${line.clientId}`].filter(Boolean).join(" ");
   return `${new Date(line.time).toISOString().slice(11, 23)} ${line.method} ${line.path} ${line.status} ${line.durationMs} ms d1=${line.d1RoundTrips}${who ? ` ${who}` : ""} id=${line.requestId}`;

@@ -8,7 +8,9 @@ import { formatRequestLine, type RequestLine } from "./format";
  * One log line per request, written once the answer is known: when, method, path, status,
  * duration, request id, who called (account, user or trusted-access client) and the D1 round
  * trips it took. LOG_FORMAT chooses the form: "json" (the default, one JSON object per line that
- * Workers Logs indexes field by field) or "pretty" (one readable line; `npm start` sets it).
+ * Workers Logs indexes field by field), "pretty" (one readable line; `npm start` sets it) or "none"
+ * (a line for a 5xx answer only: for a deployment that relies on Workers Logs' own invocation logs,
+ * and spares the console call each request otherwise makes, docs/request-log.md).
  *
  * Only what is listed above is logged, never headers, bodies or the query string, so neither an
  * Authorization header nor a password, secret, token or page token can reach the log; a bearer
@@ -20,6 +22,8 @@ import { formatRequestLine, type RequestLine } from "./format";
 export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const start = Date.now();
   await next();
+  const format = readConfig(c.env).logFormat;
+  if (format === "none" && c.res.status < 500) return;
   const principal = c.get("principal");
   const line: RequestLine = {
     time: start,
@@ -33,7 +37,7 @@ export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
     clientId: c.get("client")?.clientId,
     d1RoundTrips: c.get("roundTrips")?.count ?? 0,
   };
-  const text = formatRequestLine(line, readConfig(c.env).logFormat);
+  const text = formatRequestLine(line, format);
   if (line.status >= 500) console.error(text);
   else console.log(text);
 };

@@ -24,7 +24,11 @@ describe("the request log's line", () => {
     expect(JSON.parse(formatRequestLine({ ...line, status: 503 }, "json")).level).toBe("error");
   });
 
-  it("reads LOG_FORMAT leniently, JSON unless pretty is asked for", () => {
-    expect([logFormatOf("pretty"), logFormatOf(" Pretty "), logFormatOf("json"), logFormatOf(undefined), logFormatOf("text")]).toEqual(["pretty", "pretty", "json", "json", "json"]);
+  it("reads LOG_FORMAT leniently, JSON unless pretty or none is asked for", () => {
+    expect([logFormatOf("pretty"), logFormatOf(" Pretty "), logFormatOf("json"), logFormatOf(undefined), logFormatOf("text"), logFormatOf("NONE")]).toEqual(["pretty", "pretty", "json", "json", "json", "none"]);
+  });
+
+  it("is JSON under none too: the 5xx lines none still writes", () => {
+    expect(JSON.parse(formatRequestLine({ ...line, status: 500 }, "none")).level).toBe("error");
   });
 });
