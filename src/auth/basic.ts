@@ -11,13 +11,16 @@ export interface BasicCredentials {
   password: string;
 }
 
+/** Strict UTF-8 (a malformed sequence throws); made once per isolate, as decode() keeps no state between calls. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /** Parses `Basic base64(username:password)`; undefined when malformed. */
 export function parseBasic(header: string): BasicCredentials | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   if (!match) return undefined;
   let decoded: string;
   try {
-    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(match[1]!), (ch) => ch.charCodeAt(0)));
+    decoded = utf8.decode(Uint8Array.from(atob(match[1]!), (ch) => ch.charCodeAt(0)));
   } catch {
     return undefined;
   }
