@@ -12,12 +12,13 @@
 //    CONCURRENCY; the medians of the rounds make its row.
 // Knobs: BENCH_SECONDS (per slice), BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_ROUTES (a regex on
 // "METHOD /template"), BENCH_DELETE_POOL (objects per round for a DELETE), BENCH_PORT (the floor
-// takes the next port).
+// takes the next port), BENCH_VARS (more of the service's variables, "NAME:value ...").
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertNode22, runWrangler, runWranglerQuietly, startWrangler } from "./wrangler.mjs";
 import { loadHarness } from "./bench-harness/build.mjs";
+import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harness/service.mjs";
 import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
@@ -89,18 +90,7 @@ async function waitUntilUp(base, path) {
   throw new Error(`${base} did not start`);
 }
 
-const SERVICE_VARS = [
-  "EXPOSE_D1_ROUND_TRIPS:true",
-  // The harness's supervisor (test/integration/helpers.ts).
-  "SUPERVISOR_USERNAME:supervisor",
-  "SUPERVISOR_PASSWORD:supervisor-test-password",
-  "CREDENTIAL_CACHE_TTL_SECONDS:3600",
-  "PAGE_TOKEN_KEY:bench-page-token-key",
-  "CONNECTION_SECRETS_KEY:bench-connection-secrets-key",
-  "CONNECTOR_ALLOWED_HOSTS:127.0.0.1",
-  // Creations are measured for seconds: room for them (the count limits are tested elsewhere).
-  "MAX_DATASETS_PER_ACCOUNT:1000000",
-];
+const SERVICE_VARS = [...BASE_VARS, ...varsFrom("BENCH_VARS")];
 
 // ---- 1. Fixtures and plans, recorded on the service ----
 const quiet = { stdio: "ignore" };
@@ -113,13 +103,6 @@ const contract = await harness.loadContract();
 const operations = contract.operations.filter((op) => !ROUTES || ROUTES.test(op.key));
 console.log(`${operations.length} operations in the document${ROUTES ? ` matching ${ROUTES}` : ""}; making fixtures and recording their D1 statements ...`);
 
-/** A request as the bench sends it: to the service as is, to the floor under its plan's id. */
-function wireRequest(plan) {
-  const options = harness.toCallOptions(plan);
-  const request = harness.buildRequest(plan.method, harness.planUrl(plan), options);
-  const url = new URL(request.url);
-  return { method: plan.method, path: url.pathname + url.search, headers: Object.fromEntries(request.headers), body: options.rawBody };
-}
 
 const rows = [];
 const skipped = [];
@@ -190,7 +173,8 @@ async function prepare(op, id, world) {
     targets = [];
     for (const world of worlds) targets.push(target(world, await harness.paramsFor(op, world)));
   }
-  const request = (t) => wireRequest(harness.validRequest(op, t.world, t.params, t.caller));
+  // A request as the bench sends it: to the service as is, to the floor under its plan's id.
+  const request = (t) => wireRequest(harness, harness.validRequest(op, t.world, t.params, t.caller));
   const callers = [...new Map(targets.map((t) => [JSON.stringify(t.caller), t.caller])).values()];
   // Users sign in first (the credential cache warm, as in steady traffic); a trusted-access client has
   // no sign-in to warm, and its credentials elsewhere are failed logins, which the login throttle counts.
