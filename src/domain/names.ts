@@ -1,4 +1,4 @@
-import unhomoglyph from "unhomoglyph";
+import { CONFUSABLES_BY_PROTOTYPE } from "./confusables";
 
 /**
  * What a name (of an account, user, group, source, connection, ...) may not hold beyond control
@@ -27,8 +27,20 @@ const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
  */
 export function nameSkeleton(name: string): string {
   const folded = name.normalize("NFKC").replace(INVISIBLE, "").trim().toLowerCase().normalize("NFKC");
+  let mapped = "";
+  for (const ch of folded.normalize("NFD")) mapped += prototypes().get(ch) ?? ch;
   // Prototypes may be capitals ("0" is "O"): fold again, so that both sides of a comparison agree.
-  return unhomoglyph(folded.normalize("NFD")).normalize("NFD").toLowerCase();
+  return mapped.normalize("NFD").toLowerCase();
+}
+
+let prototypeOf: Map<string, string> | undefined;
+
+/** Character → prototype, built on first use (names are compared on a few writes, never at start-up). */
+function prototypes(): Map<string, string> {
+  if (prototypeOf) return prototypeOf;
+  prototypeOf = new Map();
+  for (const [prototype, sources] of Object.entries(CONFUSABLES_BY_PROTOTYPE)) for (const source of sources) prototypeOf.set(source, prototype);
+  return prototypeOf;
 }
 
 /** True when the two names would be taken for one another. */

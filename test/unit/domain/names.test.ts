@@ -1,3 +1,5 @@
+import unhomoglyph from "unhomoglyph";
+import fullTable from "unhomoglyph/data.json";
 import { describe, expect, it } from "vitest";
 import { nameRefusal, nameSkeleton, namesLookAlike } from "../../../src/domain/names";
 import { isSupervisorName } from "../../../src/domain/usernames";
@@ -43,5 +45,24 @@ describe("isSupervisorName", () => {
     expect(isSupervisorName("root\u2060", "Root")).toBe(true);
     expect(isSupervisorName("alice", "supervisor")).toBe(false);
     expect(isSupervisorName("supervisor", undefined)).toBe(false);
+  });
+});
+
+describe("the confusables table (src/domain/confusables.ts, the part of unhomoglyph's nameSkeleton can meet)", () => {
+  /** nameSkeleton as it was, over unhomoglyph's whole table. */
+  const withFullTable = (name: string) => {
+    const folded = name.normalize("NFKC").replace(/\p{Default_Ignorable_Code_Point}/gu, "").trim().toLowerCase().normalize("NFKC");
+    return unhomoglyph(folded.normalize("NFD")).normalize("NFD").toLowerCase();
+  };
+
+  it("gives every name made of the full table's characters the skeleton the full table gives", () => {
+    const sources = Object.keys(fullTable);
+    const differing = sources.filter((c) => nameSkeleton(`a${c}b`) !== withFullTable(`a${c}b`));
+    expect(differing).toEqual([]);
+    // And longer names mixing them, with capitals, fullwidth and combining marks.
+    for (let i = 0; i < sources.length; i += 7) {
+      const name = `S${sources[i]}ｕ${sources[(i * 13) % sources.length]}e\u0301${sources[(i * 31) % sources.length]}R`;
+      expect(nameSkeleton(name)).toBe(withFullTable(name));
+    }
   });
 });
