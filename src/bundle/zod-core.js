@@ -1,4 +1,4 @@
-// zod/v4/core/index.js (zod 4.6) less its one line `export * as locales`: see ./zod.js.
+// zod/v4/core/index.js (zod 4.6) less `export * as locales` and `export * from "./compile.js"`: see ./zod.js.
 export * from "../../node_modules/zod/v4/core/core.js";
 export * from "../../node_modules/zod/v4/core/parse.js";
 export * from "../../node_modules/zod/v4/core/errors.js";
@@ -11,7 +11,6 @@ export { toZod } from "../../node_modules/zod/v4/core/util.js";
 export * as regexes from "../../node_modules/zod/v4/core/regexes.js";
 export * from "../../node_modules/zod/v4/core/registries.js";
 export * from "../../node_modules/zod/v4/core/doc.js";
-export * from "../../node_modules/zod/v4/core/compile.js";
 export * from "../../node_modules/zod/v4/core/api.js";
 export * from "../../node_modules/zod/v4/core/to-json-schema.js";
 export { toJSONSchema } from "../../node_modules/zod/v4/core/json-schema-processors.js";
