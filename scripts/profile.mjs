@@ -68,7 +68,7 @@ await inspector.call("Profiler.start");
 const sent = await load(SECONDS);
 const { profile } = await inspector.call("Profiler.stop");
 const modulesOf = new Map();
-for (const script of inspector.scripts) modulesOf.set(script.scriptId, moduleIndex((await inspector.call("Debugger.getScriptSource", { scriptId: script.scriptId })).scriptSource));
+for (const script of inspector.scripts) modulesOf.set(script.scriptId, moduleIndex((await inspector.call("Debugger.getScriptSource", { scriptId: script.scriptId })).scriptSource, script.url));
 inspector.close();
 report(profile, sent);
 process.exit(0);
@@ -132,13 +132,17 @@ async function connectInspector() {
   };
 }
 
-/** Line (0-based) → the module esbuild bundled there, from its `// path` markers. */
-function moduleIndex(source) {
+/**
+ * Line (0-based) → the module esbuild bundled there, from its `// path` markers. A script without
+ * them is the runtime's own JavaScript (the D1 binding's client, for one): named by its URL.
+ */
+function moduleIndex(source, url) {
   const starts = [];
   source.split("\n").forEach((line, i) => {
     const marker = /^\/\/ ((?:src|node_modules|scripts)\/\S+|\.\.?\/\S+)$/.exec(line);
     if (marker) starts.push([i, marker[1]]);
   });
+  if (starts.length === 0) return () => `runtime: ${url}`;
   return (line) => {
     let lo = 0, hi = starts.length - 1, found = "(bundle prelude)";
     while (lo <= hi) {
@@ -192,7 +196,7 @@ function report(profile, requests) {
   const busy = total - (stages.get("(idle)") ?? 0);
   const perRequest = (hits) => ((hits * interval) / requests).toFixed(1);
   console.log(`\n${ROUTE}: ${requests} requests in ${SECONDS} s at concurrency ${CONCURRENCY}${failed ? ` (${failed} answered 300 or more)` : ""}; the Worker busy ${((busy / total) * 100).toFixed(0)} % of the samples, ${perRequest(busy)} µs of CPU per request (under the profiler, which slows it).`);
-  console.log("\nCPU by stage: the samples of each module group's code and of the native calls it made. \"(bundle prelude)\" is wrangler dev's own wrapper, absent in production.\n");
+  console.log("\nCPU by stage: the samples of each module group's code and of the native calls it made. \"runtime: …\" is the runtime's own JavaScript (the D1 binding's client), which the floor runs too.\n");
   console.log("| stage | µs per request | share of busy |\n|---|---:|---:|");
   for (const [stage, hits] of [...stages].sort((a, b) => b[1] - a[1])) {
     if (stage === "(idle)") continue;
