@@ -1,6 +1,6 @@
 import { applyD1Migrations, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { fillTemplate, listOperations, loadDocument } from "./harness/document";
 import { assertConformant } from "./harness/response-validation";
@@ -94,6 +94,19 @@ describe("reading one's own writes", () => {
     const createdReplica = await send("POST", "/api/accounts", { body: { name: unique("acct") }, bookmark: account.bookmark });
     expect(roundTrips(createdReplica)).toBe(roundTrips(createdReal));
     expect(createdReplica.headers.get("X-D1-Served-By")).toMatch(/^primary@PRIMARY/);
+  });
+
+  it("the request log says where D1 served the calls, as X-D1-Served-By does", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((text: unknown) => void lines.push(String(text)));
+    try {
+      const created = await send("POST", "/api/accounts", { body: { name: unique("acct") } });
+      const line = lines.map((l) => JSON.parse(l)).find((l) => l.message === "request" && l.requestId === created.headers.get("X-Request-Id"));
+      expect(line?.d1ServedBy).toBe(created.headers.get("X-D1-Served-By"));
+      expect(line?.d1ServedBy).toMatch(/^primary@PRIMARY/);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("a sequence of requests carrying the last bookmark never goes back in time, with the replica one write behind", async () => {

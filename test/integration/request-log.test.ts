@@ -41,7 +41,11 @@ describe("one line per request", () => {
     const lines = requestLines();
     expect(lines).toHaveLength(1);
     const [line] = lines;
-    expect(Object.keys(line).sort()).toEqual(["accountId", "d1RoundTrips", "durationMs", "level", "message", "method", "path", "requestId", "status", "time", "userId"]);
+    // Where D1 served the calls, when it said (local D1 says primary for all() and run()): as the header says it.
+    const servedBy = res.headers.get("X-D1-Served-By");
+    const keys = ["accountId", "d1RoundTrips", "durationMs", "level", "message", "method", "path", "requestId", "status", "time", "userId", ...(servedBy ? ["d1ServedBy"] : [])];
+    expect(Object.keys(line).sort()).toEqual(keys.sort());
+    expect(line.d1ServedBy).toBe(servedBy ?? undefined);
     expect(line).toMatchObject({ level: "info", method: "GET", path: "/api/users", status: 200, requestId: res.headers.get("X-Request-Id"), accountId: account.id, userId: admin.id });
     expect(line.d1RoundTrips).toBe(Number(res.headers.get("X-D1-Round-Trips")));
     expect(line.d1RoundTrips).toBeGreaterThan(0);

@@ -14,6 +14,8 @@ export interface RequestLine {
   /** The trusted-access client, on the token endpoints. */
   clientId?: string;
   d1RoundTrips: number;
+  /** Where D1 served the calls that said so (`primary@WNAM, replica@WEUR`; db/session.ts), when any did. */
+  d1ServedBy?: string;
 }
 
 export type LogFormat = "json" | "pretty" | "none";
@@ -28,5 +30,6 @@ export function formatRequestLine(line: RequestLine, format: LogFormat): string 
   if (format !== "pretty") return JSON.stringify({ level: line.status >= 500 ? "error" : "info", message: "request", ...line, time: new Date(line.time).toISOString() });
   // 14:02:03.123 GET /api/users 200 12 ms d1=1 account=… user=… id=…
   const who = [line.accountId && `account=${line.accountId}`, line.userId && `user=${line.userId}`, line.clientId && `client=${line.clientId}`].filter(Boolean).join(" ");
-  return `${new Date(line.time).toISOString().slice(11, 23)} ${line.method} ${line.path} ${line.status} ${line.durationMs} ms d1=${line.d1RoundTrips}${who ? ` ${who}` : ""} id=${line.requestId}`;
+  const served = line.d1ServedBy ? ` served=${line.d1ServedBy.replaceAll(" ", "")}` : "";
+  return `${new Date(line.time).toISOString().slice(11, 23)} ${line.method} ${line.path} ${line.status} ${line.durationMs} ms d1=${line.d1RoundTrips}${served}${who ? ` ${who}` : ""} id=${line.requestId}`;
 }

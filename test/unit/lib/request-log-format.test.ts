@@ -28,6 +28,12 @@ describe("the request log's line", () => {
     expect([logFormatOf("pretty"), logFormatOf(" Pretty "), logFormatOf("json"), logFormatOf(undefined), logFormatOf("text"), logFormatOf("NONE")]).toEqual(["pretty", "pretty", "json", "json", "json", "none"]);
   });
 
+  it("says where D1 served the calls when it said", () => {
+    const served = { ...line, d1ServedBy: "primary@WNAM, replica@WEUR" };
+    expect(formatRequestLine(served, "pretty")).toBe("14:02:03.123 GET /api/users 200 12 ms d1=2 served=primary@WNAM,replica@WEUR account=acc-1 user=user-1 id=req-1");
+    expect(JSON.parse(formatRequestLine(served, "json")).d1ServedBy).toBe("primary@WNAM, replica@WEUR");
+  });
+
   it("is JSON under none too: the 5xx lines none still writes", () => {
     expect(JSON.parse(formatRequestLine({ ...line, status: 500 }, "none")).level).toBe("error");
   });
