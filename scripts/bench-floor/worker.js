@@ -5,7 +5,8 @@
 // (scripts/bench-plan.mjs says how a plan makes per-request values anew) and sends the floor the
 // service's own requests at /<plan id><the service's path>. Where a route's real work is
 // computation, the floor also does it with the same pure module of src/domain/ (DOMAIN_WORK), so
-// the ratio measures what the service adds around it.
+// the ratio measures what the service adds around it. An operation with no D1 statement at all gets
+// the service's own answer back (its status, type and bytes), as a static Worker would give it.
 import { listPeriods, periodsAt } from "../../src/domain/calendar/index.ts";
 import { checkExpressionTree, namesIn, parseExpression } from "../../src/domain/expression/index.ts";
 
@@ -53,6 +54,7 @@ export default {
       return p.t.map((part) => (typeof part === "string" ? part : String(token(part.k)))).join("");
     };
 
+    if (plan.answer) return new Response(plan.answer.body, { status: plan.answer.status, headers: plan.answer.headers });
     try {
       for (const trip of plan.trips) {
         const statements = trip.statements.map((s) => env.DB.prepare(s.sql).bind(...s.params.map(param)));
