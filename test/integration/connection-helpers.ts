@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { expect, inject } from "vitest";
 import { createApp } from "../../src/app";
 import { READER_PASSWORD, READER_USER, SAMPLE_PASSWORD, SAMPLE_USER } from "../global-setup/fixture-data.mjs";
-import { as, buildRequest, call, type CallOptions, type CallResult, type TestUser } from "./helpers";
+import { as, buildRequest, call, createAccount, createUser, unique, type CallOptions, type CallResult, type TestUser } from "./helpers";
 import { assertConformant } from "./harness/response-validation";
 
 /** The real servers of the global setup (test/global-setup/): PostgreSQL, HTTP, a black hole, a closed port. */
@@ -40,6 +40,19 @@ export async function createConnection(user: TestUser, body: Record<string, unkn
   const res = await call("POST", `/api/connections${query}`, { as: as(user), body });
   expect(res.status, res.text).toBe(201);
   return res.json;
+}
+
+/**
+ * An account with a connection manager, a plain member, a source creator and one PostgreSQL
+ * connection ("Warehouse…", made by the manager): what the data-store tests share.
+ */
+export async function connectionWorld() {
+  const account = await createAccount();
+  const manager = await createUser(account.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] });
+  const member = await createUser(account.id);
+  const creator = await createUser(account.id, { roles: ["ROLE_CREATE_SOURCES"] });
+  const warehouse: { id: string; name: string } = await createConnection(manager, connectionBody(unique("Warehouse")));
+  return { account, manager, member, creator, warehouse };
 }
 
 export const roundTrips = (res: CallResult) => Number(res.headers.get("X-D1-Round-Trips"));

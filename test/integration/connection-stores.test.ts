@@ -7,20 +7,15 @@ import { ERROR_CODES } from "../../src/lib/errors";
 import { ERROR_CODE_OF_KIND } from "../../src/routes/connections/data-store";
 import { FIXTURE_BEARER_TOKEN, FIXTURE_RECORDS, HOSTILE_TABLE_NAME } from "../global-setup/fixture-data.mjs";
 import { as, call, createAccount, createUser, dbSnapshot, expectError, unique, type TestUser } from "./helpers";
-import { callWithVars, connectionBody, createConnection, postgresParameters, roundTrips, servers, superuserParameters } from "./connection-helpers";
+import { callWithVars, connectionBody, connectionWorld, createConnection, postgresParameters, roundTrips, servers, superuserParameters } from "./connection-helpers";
 
-let account: { id: string; name: string };
 let manager: TestUser;
 let member: TestUser;
 let creator: TestUser;
 let warehouse: { id: string; name: string };
 
 beforeAll(async () => {
-  account = await createAccount();
-  manager = await createUser(account.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] });
-  member = await createUser(account.id);
-  creator = await createUser(account.id, { roles: ["ROLE_CREATE_SOURCES"] });
-  warehouse = await createConnection(manager, connectionBody(unique("Warehouse")));
+  ({ manager, member, creator, warehouse } = await connectionWorld());
 });
 
 describe("E15: the schemas of the data store", () => {

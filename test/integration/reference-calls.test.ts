@@ -2,20 +2,15 @@
 // isw-da/composer-mcp sends, against the real Worker, D1 and the PostgreSQL of the global setup.
 import { beforeAll, describe, expect, it } from "vitest";
 import { as, call, createAccount, createGroup, createUser, dbSnapshot, expectError, unique, type TestUser } from "./helpers";
-import { connectionBody, createConnection, postgresParameters, roundTrips } from "./connection-helpers";
+import { connectionBody, connectionWorld, createConnection, postgresParameters, roundTrips } from "./connection-helpers";
 
-let account: { id: string; name: string };
 let manager: TestUser;
 let member: TestUser;
 let creator: TestUser;
 let warehouse: { id: string; name: string };
 
 beforeAll(async () => {
-  account = await createAccount();
-  manager = await createUser(account.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] });
-  member = await createUser(account.id);
-  creator = await createUser(account.id, { roles: ["ROLE_CREATE_SOURCES"] });
-  warehouse = await createConnection(manager, connectionBody(unique("Warehouse")));
+  ({ manager, member, creator, warehouse } = await connectionWorld());
 });
 
 const describeTable = (user: TestUser, body: unknown) => call("POST", "/api/sources/data-entities/describe", { as: as(user), body });
