@@ -183,6 +183,18 @@ async function createJsonDataset(world: World): Promise<PathParams> {
 }
 
 const sourceParams = async (world: World): Promise<PathParams> => ({ sourceId: await createSource(world) });
+
+/** A source body whose `storage` (the reference product's alias, README "Aliases") names `value`: a connection, or a derived field's calendar. */
+const storageNaming = {
+  connectionId: (w: World, _p: PathParams, value: string) => ({
+    name: w.name("Source"),
+    storage: { dataEntities: [{ type: "SINGLE_COLLECTION", singleCollection: { connectionId: value, schema: "sales", collection: "orders" } }] },
+  }),
+  calendarId: (w: World, _p: PathParams, value: string) => ({
+    name: w.name("Source"),
+    storage: { dataEntities: [{ nativeFields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }] }] },
+  }),
+};
 const sharedSourceParams = async (world: World): Promise<PathParams> => ({ sourceId: await sharedSource(world) });
 
 /** The sample PostgreSQL server of the global setup, as a connection's parameters (the reader role: it reads sales and hr). */
@@ -350,14 +362,8 @@ export const FIXTURES: Record<string, FixtureEntry> = {
         fields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }],
       }),
       // The reference product's `storage` alias of connectionId and fields (README, Aliases).
-      "storage.dataEntities[].singleCollection.connectionId": (w, _p, value) => ({
-        name: w.name("Source"),
-        storage: { dataEntities: [{ type: "SINGLE_COLLECTION", singleCollection: { connectionId: value, schema: "sales", collection: "orders" } }] },
-      }),
-      "storage.dataEntities[].nativeFields[].origin.derivedOrigin.calendarId": (w, _p, value) => ({
-        name: w.name("Source"),
-        storage: { dataEntities: [{ nativeFields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }] }] },
-      }),
+      "storage.dataEntities[].singleCollection.connectionId": storageNaming.connectionId,
+      "storage.dataEntities[].nativeFields[].origin.derivedOrigin.calendarId": storageNaming.calendarId,
     },
   },
   "/api/sources/{sourceId}": {
@@ -368,15 +374,9 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     },
     references: {
       connectionId: (w, _p, value) => ({ name: w.name("Source"), connectionId: value }),
-      "storage.dataEntities[].singleCollection.connectionId": (w, _p, value) => ({
-        name: w.name("Source"),
-        storage: { dataEntities: [{ type: "SINGLE_COLLECTION", singleCollection: { connectionId: value, schema: "sales", collection: "orders" } }] },
-      }),
+      "storage.dataEntities[].singleCollection.connectionId": storageNaming.connectionId,
       // Refused on PUT whatever they name (fields change through /fields): the matrix sees a 400.
-      "storage.dataEntities[].nativeFields[].origin.derivedOrigin.calendarId": (w, _p, value) => ({
-        name: w.name("Source"),
-        storage: { dataEntities: [{ nativeFields: [{ name: "doubled", origin: { type: "DERIVED", derivedOrigin: { expression: "1 + 1", calendarId: value } } }] }] },
-      }),
+      "storage.dataEntities[].nativeFields[].origin.derivedOrigin.calendarId": storageNaming.calendarId,
     },
   },
   "/api/sources/{sourceId}/permissions": {
