@@ -173,7 +173,8 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
     const { before, after } = from >= 0 && counter.companion?.pending ? counter.companion.takeStatements(proxy) : { before: [], after: [] };
     const all = [...statements.slice(0, from < 0 ? 0 : from), ...before, ...statements.slice(from < 0 ? 0 : from, to), ...after, ...statements.slice(to)];
     const inner = all.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
-    const sources = all.map(sourceOf);
+    // Only the bench's recording reads them.
+    const sources = counter.trips ? all.map(sourceOf) : [];
     let results: D1Result[];
     if (check) results = await guardedBatch(check, inner, sources);
     else {
