@@ -39,7 +39,10 @@ let prototypeOf: Map<string, string> | undefined;
 function prototypes(): Map<string, string> {
   if (prototypeOf) return prototypeOf;
   prototypeOf = new Map();
-  for (const [prototype, sources] of Object.entries(CONFUSABLES_BY_PROTOTYPE)) for (const source of sources) prototypeOf.set(source, prototype);
+  for (const record of CONFUSABLES_BY_PROTOTYPE.split("\x1e")) {
+    const [prototype, sources] = record.split("\x1f");
+    for (const source of sources) prototypeOf.set(source, prototype);
+  }
   return prototypeOf;
 }
 

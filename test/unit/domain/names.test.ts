@@ -59,6 +59,14 @@ describe("the confusables table (src/domain/confusables.ts, the part of unhomogl
     const sources = Object.keys(fullTable);
     const differing = sources.filter((c) => nameSkeleton(`a${c}b`) !== withFullTable(`a${c}b`));
     expect(differing).toEqual([]);
+    // Every code point, including those that fold into a table's character (U+1D35 ᴵ folds to I).
+    const differingCodePoints: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const name = `a${String.fromCodePoint(cp)}b`;
+      if (nameSkeleton(name) !== withFullTable(name)) differingCodePoints.push(`U+${cp.toString(16).toUpperCase()}`);
+    }
+    expect(differingCodePoints).toEqual([]);
     // And longer names mixing them, with capitals, fullwidth and combining marks.
     for (let i = 0; i < sources.length; i += 7) {
       const name = `S${sources[i]}ｕ${sources[(i * 13) % sources.length]}e\u0301${sources[(i * 31) % sources.length]}R`;
