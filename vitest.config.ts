@@ -23,6 +23,8 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
+              // The source itself, not the deploy build of dist/ that wrangler.toml names.
+              main: "./src/index.ts",
               miniflare: {
                 // The lagging replica of test/integration/replication (a test double's second database).
                 d1Databases: { REPLICA_DB: "replica-test-double" },

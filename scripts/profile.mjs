@@ -1,6 +1,6 @@
 // npm run profile: where a request's CPU goes, stage by stage (issue 16, docs/performance.md).
 //
-// Starts the service (wrangler dev, unminified, fresh local D1, real migrations) with its inspector
+// Starts the service (wrangler dev, its build unminified, fresh local D1, real migrations) with its inspector
 // open, makes one operation's fixtures through the integration harness (as npm run bench does),
 // sends its valid request once (the caller's credential cache warm, as in steady traffic), then
 // samples the Worker's CPU with the V8 profiler while closed-loop load repeats that request. Each
@@ -20,7 +20,7 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { loadHarness } from "./bench-harness/build.mjs";
 import { SERVICE_VARS, varsFrom, wireRequest } from "./bench-harness/service.mjs";
-import { assertNode22, runWrangler, startWrangler } from "./wrangler.mjs";
+import { assertNode22, runWrangler, startWrangler, wranglerEnv } from "./wrangler.mjs";
 
 assertNode22();
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
@@ -41,8 +41,9 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exi
 await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", work], { stdio: "ignore" });
 const vars = [...SERVICE_VARS, ...varsFrom("PROFILE_VARS")].flatMap((v) => ["--var", v]);
 worker = startWrangler(
-  ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--inspector-port", String(INSPECTOR), "--persist-to", work, "--minify=false", "--show-interactive-dev-session=false", ...vars],
-  { stdio: ["ignore", "ignore", "ignore"] },
+  ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--inspector-port", String(INSPECTOR), "--persist-to", work, "--show-interactive-dev-session=false", ...vars],
+  // Readable modules with their `// path` markers (scripts/build.mjs).
+  { stdio: ["ignore", "ignore", "ignore"], env: wranglerEnv({ BUILD_MINIFY: "false" }) },
 );
 await waitUntilUp();
 

@@ -1,6 +1,4 @@
-import { buildApp, type App } from "./app";
-import { recordedStatements } from "./db/round-trips";
-import { pruneAuditEvents, retentionDays } from "./db/audit-retention";
+import type { App } from "./app";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
 import { loadAllMounts, routeGroupOf, type RouteGroup } from "./routes";
@@ -28,6 +26,7 @@ export default {
   },
   /** The Cron Trigger (wrangler.toml [triggers]): prunes audit events past AUDIT_RETENTION_DAYS. */
   async scheduled(_controller, env) {
+    const { pruneAuditEvents, retentionDays } = await import("./db/audit-retention");
     const deleted = await pruneAuditEvents(env.DB, retentionDays(env.AUDIT_RETENTION_DAYS));
     console.log(JSON.stringify({ level: "info", message: "audit events pruned", deleted }));
   },
@@ -35,7 +34,8 @@ export default {
 
 const BENCH_STATEMENTS_PATH = "/__bench/d1-statements/";
 
-function benchStatements(url: string): Response {
+async function benchStatements(url: string): Promise<Response> {
+  const { recordedStatements } = await import("./db/round-trips");
   const trips = recordedStatements(decodeURIComponent(pathOf(url).slice(BENCH_STATEMENTS_PATH.length)));
   return trips ? Response.json(trips) : new Response("no such request id", { status: 404 });
 }
@@ -43,6 +43,7 @@ function benchStatements(url: string): Response {
 function load(key: string, contextPath: string, group: RouteGroup | "all" | undefined): Promise<App> {
   const loading = (async () => {
     const mounts = group === "all" ? loadAllMounts() : (group?.load() ?? []);
+    const { buildApp } = await import("./app");
     return buildApp(contextPath, await mounts);
   })();
   apps.set(key, loading);
