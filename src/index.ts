@@ -8,7 +8,9 @@ import { loadAllMounts, routeGroupOf, type RouteGroup } from "./routes";
  * and kept for the life of the isolate: an isolate starts without the Zod schemas and routes of
  * every resource (src/routes/index.ts). A path of no group (health, the reference page, an unknown
  * path) is served by an app with the public routes only; the OpenAPI document, which lists every
- * route, by the whole app.
+ * route, by the whole app. The app itself (middleware, Hono, Zod, Drizzle) is imported on the
+ * first request too: this module and what it imports statically are all an isolate runs at start-up
+ * (scripts/build.mjs splits the deploy build at these dynamic imports).
  */
 const apps = new Map<string, App | Promise<App>>();
 
