@@ -32,8 +32,12 @@ const group = <M extends Mount[]>(prefix: string, load: () => Promise<M>): Route
 
 export const ROUTE_GROUPS = [
   group("/api/accounts", async () => {
-    const [accounts, members] = await Promise.all([import("./accounts/accounts.index"), import("./account-members/account-members.index")]);
-    return [mount("/api/accounts", accounts.accountsRouter), mount("/api/accounts", members.accountMembersRouter)];
+    const [accounts, members, bundle] = await Promise.all([
+      import("./accounts/accounts.index"),
+      import("./account-members/account-members.index"),
+      import("./account-export/account-export.index"),
+    ]);
+    return [mount("/api/accounts", accounts.accountsRouter), mount("/api/accounts", members.accountMembersRouter), mount("/api/accounts", bundle.accountExportRouter)];
   }),
   group("/api/users", async () => [mount("/api/users", (await import("./users/users.index")).usersRouter)]),
   group("/api/user", async () => [mount("/api/user", (await import("./current-user/current-user.index")).currentUserRouter)]),

@@ -64,7 +64,7 @@ export class PassphraseSealer {
     if (!bytes || bytes.length < 12 + 16) return undefined;
     try {
       const plaintext = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.subarray(0, 12), additionalData: new TextEncoder().encode(place) }, this.aesKey, bytes.subarray(12));
-      return new TextDecoder("utf-8", { fatal: true }).decode(plaintext);
+      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(plaintext);
     } catch {
       return undefined;
     }

@@ -331,6 +331,8 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     params: (w) => accountMemberParams(w, "admins"),
     bodies: { PUT: (_w, p) => listedMembers(p) },
   },
+  // The world's account, full of the objects the other fixtures made: the bundle has something of every kind.
+  "/api/accounts/{accountId}/export": { params: async (w) => ({ accountId: w.account.id }) },
   "/api/accounts/name/{name}": {
     params: async (w) => ({ name: (await createAccount(w.name("Account"))).name }),
   },

@@ -24,6 +24,7 @@ export const ROUND_TRIPS: Record<string, number> = {
   "GET /api/accounts": 1,
   "GET /api/accounts/name/{name}": 1,
   "GET /api/accounts/{accountId}/admins": 1,
+  "GET /api/accounts/{accountId}/export": 1,
   "GET /api/accounts/{accountId}/users": 1,
   "GET /api/accounts/{id}": 1,
   "GET /api/audit-events": 1,

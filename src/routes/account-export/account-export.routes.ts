@@ -1,0 +1,19 @@
+import { defineRoute, jsonContent } from "../../lib/openapi";
+import { AccountIdParamSchema } from "../account-members/account-members.schemas";
+import { AccountBundleSchema } from "./account-export.schemas";
+
+export const exportAccount = defineRoute({
+  method: "get",
+  path: "/{accountId}/export",
+  tags: ["Accounts"],
+  summary: "Export everything the account defines as one JSON bundle, by name (the supervisor, or an administrator of the account)",
+  description:
+    "Groups, users (named, never their passwords), quota, connections (secret parameters never in clear), calendars, sources with their fields, " +
+    "custom metrics, security and permissions, JSON datasets with their data, folders with their ACLs and items, materialized views. References are " +
+    "names or paths, never ids; the same account exported twice with no change in between gives identical bytes (and ETag). One round trip. " +
+    "See docs/account-export.md.",
+  access: { kind: "accountAdmin" },
+  errors: ["NOT_FOUND"],
+  request: { params: AccountIdParamSchema },
+  responses: { 200: jsonContent(AccountBundleSchema, "The account's bundle") },
+});

@@ -1,0 +1,96 @@
+import { z } from "@hono/zod-openapi";
+import { ACCOUNT_BUNDLE_FORMAT_VERSION, ACCOUNT_BUNDLE_SERVICE } from "../../domain/transfer/account-bundle";
+import { QuotaTypeSchema } from "../quotas/quotas.schemas";
+
+/**
+ * The whole-account bundle (docs/account-export.md). Each object is the API's own representation
+ * of it less ids, account ids, revisions, audit members and what the service derives; each
+ * reference is a name (a folder's, a path of names). Members that are null are left out.
+ * Free-form parts (a field's or metric's members, a view's definition) are those of their own
+ * resources' schemas, documented there.
+ */
+const FreeForm = z.record(z.string(), z.unknown());
+const Grantee = { principalType: z.enum(["USER", "GROUP"]), principalName: z.string().openapi({ description: "The user's or group's name" }) };
+const FolderPath = z.array(z.string()).min(1).openapi({ description: "The folder's path: the names from its root down to it" });
+
+const BundledGroup = z.strictObject({ name: z.string(), description: z.string().optional(), privileges: z.array(z.string()), builtIn: z.boolean() }).openapi("BundledGroup");
+const BundledUser = z
+  .strictObject({ name: z.string(), roles: z.array(z.string()), groups: z.array(z.string()).openapi({ description: "The groups it belongs to, by name" }) })
+  .openapi("BundledUser", { description: "A user, named: never its password or any credential." });
+const BundledConnection = z
+  .strictObject({
+    name: z.string(),
+    connectionType: z.string().openapi({ description: "The connection type, by name" }),
+    type: z.string(),
+    subStorageType: z.string(),
+    disabled: z.boolean(),
+    folder: FolderPath.optional(),
+    allParameters: z.array(
+      z.strictObject({ key: z.string(), value: z.string().optional().openapi({ description: "Absent for a secret parameter: never exported in clear" }), systemAccess: z.boolean() }),
+    ),
+  })
+  .openapi("BundledConnection");
+const BundledSource = z
+  .strictObject({
+    name: z.string(),
+    description: z.string().optional(),
+    connection: z.string().optional().openapi({ description: "The source's connection, by name" }),
+    features: z.array(z.string()),
+    enabled: z.boolean(),
+    owner: z.string().optional().openapi({ description: "The owning user, by name" }),
+    security: z.strictObject({ fieldsSecurity: z.strictObject({ enabled: z.boolean() }), customMetricsSecurity: z.strictObject({ enabled: z.boolean() }) }),
+    permissions: z.array(z.strictObject({ ...Grantee, permission: z.enum(["READ", "WRITE"]) })),
+    fields: z.array(FreeForm).openapi({ description: "As GET answers a field, less audit and derived members; a derived field's calendar as `calendarName`" }),
+    customMetrics: z.array(FreeForm),
+  })
+  .openapi("BundledSource");
+const BundledCalendar = z
+  .strictObject({ type: z.enum(["MONTH_SHIFT", "FISCAL_445"]), name: z.string(), monthShift: z.number().int().optional(), fiscal445: FreeForm.optional() })
+  .openapi("BundledCalendar");
+const BundledDataset = z
+  .strictObject({ name: z.string(), description: z.string().optional(), data: z.unknown().openapi({ description: "The data, as stored: byte for byte what was sent" }) })
+  .openapi("BundledJsonDataset");
+const BundledFolder = z
+  .strictObject({
+    path: FolderPath,
+    description: z.string().optional(),
+    folderType: z.string(),
+    contentType: z.string().optional(),
+    projectType: z.string(),
+    visibility: z.string(),
+    inheritanceState: z.string(),
+    owner: z.string().optional(),
+    permissions: z.array(z.strictObject({ ...Grantee, permissions: z.array(z.string()) })).openapi({ description: "The folder's own ACL (not what it inherits)" }),
+    items: z.array(z.strictObject({ itemType: z.string(), itemId: z.string(), name: z.string() })),
+  })
+  .openapi("BundledFolder");
+const BundledView = z
+  .strictObject({
+    name: z.string(),
+    description: z.string().optional(),
+    enabled: z.boolean(),
+    source: z.string().optional().openapi({ description: "The view's source, by name" }),
+    definition: FreeForm,
+    storageSettings: FreeForm.optional().openapi({ description: "As written, with `targetStorage.connectionName` for `targetStorage.connectionId`" }),
+  })
+  .openapi("BundledMaterializedView");
+
+export const AccountBundleSchema = z
+  .strictObject({
+    formatVersion: z.literal(ACCOUNT_BUNDLE_FORMAT_VERSION),
+    service: z.literal(ACCOUNT_BUNDLE_SERVICE),
+    account: z.strictObject({ name: z.string() }),
+    groups: z.array(BundledGroup),
+    users: z.array(BundledUser),
+    quota: z.strictObject({ quotas: z.array(z.strictObject({ type: QuotaTypeSchema, limit: z.number().int() })) }).optional(),
+    connections: z.array(BundledConnection),
+    calendars: z.array(BundledCalendar),
+    sources: z.array(BundledSource),
+    jsonDatasets: z.array(BundledDataset),
+    folders: z.array(BundledFolder),
+    materializedViews: z.array(BundledView),
+  })
+  .openapi("AccountBundle", {
+    description:
+      "Everything an account defines, by name: canonical JSON (members in code-point order, collections sorted by name or path), so an unchanged account exports the same bytes.",
+  });
