@@ -34,14 +34,15 @@ export const ExportQuerySchema = z.object({
 });
 
 const INSERTIONS = ["CREATE", "REUSE", "UPDATE"] as const;
-const InsertionStrategySchema = z
-  .strictObject({
-    ifExists: z.enum(INSERTIONS).openapi({ description: "For an object the account has (same name): REUSE it, UPDATE it, or CREATE (refused: the name is taken)." }),
-    ifDoesNotExist: z.enum(INSERTIONS).openapi({ description: "For an object the account lacks: CREATE it (REUSE and UPDATE fail the object)." }),
-  })
-  .openapi("InsertionStrategy");
+const insertionMembers = {
+  ifExists: z.enum(INSERTIONS).openapi({ description: "For an object the account has (same name): REUSE it, UPDATE it, or CREATE (refused: the name is taken)." }),
+  ifDoesNotExist: z.enum(INSERTIONS).openapi({ description: "For an object the account lacks: CREATE it (REUSE and UPDATE fail the object)." }),
+};
+const InsertionStrategySchema = z.strictObject(insertionMembers).openapi("InsertionStrategy");
 
-const CompositeStrategySchema = InsertionStrategySchema.extend({
+// Its own object, not an extension of InsertionStrategy: the document would render that as an allOf whose closed $ref refuses matchingStrategy.
+const CompositeStrategySchema = z.strictObject({
+  ...insertionMembers,
   matchingStrategy: z
     .array(z.enum(["BY_NAME"]))
     .max(1)
