@@ -3,6 +3,21 @@ import { ExportQuerySchema, ImportQuerySchema, ImportResultSchema, SourcesExport
 
 const tags = ["Sources"];
 
+/** A bundle with one source and no connection (a connection's id is made by the installation): what the reference page prefills. */
+const IMPORT_EXAMPLE = {
+  version: "1",
+  importSettings: { globalLevel: { ifExists: "REUSE", ifDoesNotExist: "CREATE" } },
+  connections: [],
+  sources: [
+    {
+      definition: { id: "exported-source-id", name: "Imported flights", description: "Flights, imported", connectionId: null, features: [], enabled: true },
+      fields: [{ name: "price", origin: { type: "NATIVE", nativeOrigin: { originalName: "price", originalType: "DECIMAL(10,2)" } } }],
+      customMetrics: [{ name: "revenue", expression: "sum(price)" }],
+      security: { fieldsSecurity: { enabled: false }, customMetricsSecurity: { enabled: false } },
+    },
+  ],
+};
+
 export const exportSources = defineRoute({
   method: "get",
   path: "/export",
@@ -31,6 +46,6 @@ export const importSources = defineRoute({
   access: { kind: "privilege", privilege: "ROLE_CREATE_SOURCES" },
   problemLevels: ["ERROR", "WARNING"],
   errors: ["ACCOUNT_FORBIDDEN", "QUOTA_EXCEEDED", "CONCURRENT_UPDATE", "CONNECTION_SECRETS_UNAVAILABLE"],
-  request: { query: ImportQuerySchema, body: jsonBody(SourcesMigrationSchema) },
+  request: { query: ImportQuerySchema, body: jsonBody(SourcesMigrationSchema, undefined, IMPORT_EXAMPLE) },
   responses: { 200: jsonContent(ImportResultSchema, "What became of each object") },
 });
