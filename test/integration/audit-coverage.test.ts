@@ -31,6 +31,7 @@ const AUDITED: Record<string, string[]> = {
   "PUT /api/quota": ["quota.create|quota.update"],
   "DELETE /api/quota/{accountId}": ["quota.delete"],
   "POST /api/sources": ["source.create"],
+  "POST /api/sources/import": ["source.create"],
   "PATCH /api/sources/{sourceId}": ["source.update"],
   "PUT /api/sources/{sourceId}": ["source.update"],
   "DELETE /api/sources/{sourceId}": ["source.delete"],

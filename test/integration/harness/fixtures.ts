@@ -197,6 +197,24 @@ const storageNaming = {
 };
 const sharedSourceParams = async (world: World): Promise<PathParams> => ({ sourceId: await sharedSource(world) });
 
+/** Query builders are synchronous: the world's shared source id once made (a placeholder before: the export answers 404). */
+const sharedSourceIds = new WeakMap<World, string>();
+
+/** A bundle of GET /api/sources/export: one source with a derived field and a metric, under a fresh name, no connection. */
+const importBundle = (w: World, definition: Record<string, unknown> = {}, field?: unknown) => ({
+  version: "1",
+  importSettings: { globalLevel: { ifExists: "REUSE", ifDoesNotExist: "CREATE" } },
+  connections: [],
+  sources: [
+    {
+      definition: { id: "bundled-source", name: w.name("Imported"), description: `imported source of ${w.marker}`, features: [], enabled: true, ...definition },
+      fields: [nativeField("price", "DECIMAL(10,2)"), field ?? { name: "taxed", origin: { type: "DERIVED", derivedOrigin: { expression: "price * 1.2" } } }],
+      customMetrics: [{ name: "revenue", expression: "sum(price)", label: `metric of ${w.marker}` }],
+      security: { fieldsSecurity: { enabled: false }, customMetricsSecurity: { enabled: false } },
+    },
+  ],
+});
+
 /** The sample PostgreSQL server of the global setup, as a connection's parameters (the reader role: it reads sales and hr). */
 function samplePostgresParameters() {
   const { host, port, database } = inject("connectorServers").postgres;
@@ -393,6 +411,27 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     bodies: { PUT: () => ({ fieldsSecurity: { enabled: true }, customMetricsSecurity: { enabled: false } }) },
   },
   "/api/sources/{sourceId}/expression-syntax": { params: sharedSourceParams },
+  "/api/sources/export": {
+    // No path parameters: this makes the shared source the query names exist first.
+    params: async (w) => {
+      sharedSourceIds.set(w, await sharedSource(w));
+      return {};
+    },
+    query: { GET: (w) => ({ ids: sharedSourceIds.get(w) ?? "no-shared-source-yet" }) },
+  },
+  "/api/sources/import": {
+    bodies: { POST: (w) => importBundle(w) },
+    references: {
+      // Ids of the bundle are the exporting account's: a source names a connection of the bundle only.
+      "sources[].definition.connectionId": (w, _p, value) => importBundle(w, { connectionId: value }),
+      "connections[].connectionTypeId": (w, _p, value) => ({
+        ...importBundle(w),
+        connections: [{ id: "bundled-connection", name: w.name("Connection"), connectionTypeId: value, allParameters: [] }],
+      }),
+      "sources[].fields[].origin.derivedOrigin.calendarId": (w, _p, value) =>
+        importBundle(w, {}, { name: "taxed", origin: { type: "DERIVED", derivedOrigin: { expression: "price * 1.2", calendarId: value } } }),
+    },
+  },
   "/api/sources/{sourceId}/fields": {
     params: sharedSourceParams,
     bodies: { POST: (w) => ({ ...nativeField(w.name("field"), "INT"), label: `field of ${w.marker}` }) },

@@ -57,6 +57,8 @@ export const ROUND_TRIPS: Record<string, number> = {
   "GET /api/openapi.json": 0,
   "GET /api/quota/{accountId}": 1,
   "GET /api/sources": 1,
+  // The sources with their access facts, their items, the connections they name and their types: one batch.
+  "GET /api/sources/export": 1,
   "GET /api/sources/{sourceId}": 1,
   "GET /api/sources/{sourceId}/custom-metrics": 1,
   "GET /api/sources/{sourceId}/custom-metrics/{customMetricName}": 1,
@@ -98,6 +100,8 @@ export const ROUND_TRIPS: Record<string, number> = {
   "POST /api/materialized-views": 2,
   "POST /api/sources": 1,
   "POST /api/sources/data-entities/describe": 1,
+  // What the bundle names in the account (sources, connections, types, the Users group) in one batch, then one write batch.
+  "POST /api/sources/import": 2,
   "POST /api/sources/{sourceId}/custom-metrics": 2,
   "POST /api/sources/{sourceId}/custom-metrics/validate": 1,
   "POST /api/sources/{sourceId}/fields": 2,
