@@ -13,10 +13,10 @@ const FreeForm = z.record(z.string(), z.unknown());
 const Grantee = { principalType: z.enum(["USER", "GROUP"]), principalName: z.string().openapi({ description: "The user's or group's name" }) };
 const FolderPath = z.array(z.string()).min(1).openapi({ description: "The folder's path: the names from its root down to it" });
 
-const BundledGroup = z.strictObject({ name: z.string(), description: z.string().optional(), privileges: z.array(z.string()), builtIn: z.boolean() }).openapi("BundledGroup");
+const BundledGroup = z.strictObject({ name: z.string(), description: z.string().optional(), privileges: z.array(z.string()), builtIn: z.boolean() }).openapi("AccountBundleGroup");
 const BundledUser = z
   .strictObject({ name: z.string(), roles: z.array(z.string()), groups: z.array(z.string()).openapi({ description: "The groups it belongs to, by name" }) })
-  .openapi("BundledUser", { description: "A user, named: never its password or any credential." });
+  .openapi("AccountBundleUser", { description: "A user, named: never its password or any credential." });
 const BundledConnection = z
   .strictObject({
     name: z.string(),
@@ -29,7 +29,7 @@ const BundledConnection = z
       z.strictObject({ key: z.string(), value: z.string().optional().openapi({ description: "Absent for a secret parameter: never exported in clear" }), systemAccess: z.boolean() }),
     ),
   })
-  .openapi("BundledConnection");
+  .openapi("AccountBundleConnection");
 const BundledSource = z
   .strictObject({
     name: z.string(),
@@ -43,13 +43,13 @@ const BundledSource = z
     fields: z.array(FreeForm).openapi({ description: "As GET answers a field, less audit and derived members; a derived field's calendar as `calendarName`" }),
     customMetrics: z.array(FreeForm),
   })
-  .openapi("BundledSource");
+  .openapi("AccountBundleSource");
 const BundledCalendar = z
   .strictObject({ type: z.enum(["MONTH_SHIFT", "FISCAL_445"]), name: z.string(), monthShift: z.number().int().optional(), fiscal445: FreeForm.optional() })
-  .openapi("BundledCalendar");
+  .openapi("AccountBundleCalendar");
 const BundledDataset = z
   .strictObject({ name: z.string(), description: z.string().optional(), data: z.unknown().openapi({ description: "The data, as stored: byte for byte what was sent" }) })
-  .openapi("BundledJsonDataset");
+  .openapi("AccountBundleJsonDataset");
 const BundledFolder = z
   .strictObject({
     path: FolderPath,
@@ -63,7 +63,7 @@ const BundledFolder = z
     permissions: z.array(z.strictObject({ ...Grantee, permissions: z.array(z.string()) })).openapi({ description: "The folder's own ACL (not what it inherits)" }),
     items: z.array(z.strictObject({ itemType: z.string(), itemId: z.string(), name: z.string() })),
   })
-  .openapi("BundledFolder");
+  .openapi("AccountBundleFolder");
 const BundledView = z
   .strictObject({
     name: z.string(),
@@ -73,7 +73,7 @@ const BundledView = z
     definition: FreeForm,
     storageSettings: FreeForm.optional().openapi({ description: "As written, with `targetStorage.connectionName` for `targetStorage.connectionId`" }),
   })
-  .openapi("BundledMaterializedView");
+  .openapi("AccountBundleMaterializedView");
 
 export const AccountBundleSchema = z
   .strictObject({
