@@ -9,7 +9,9 @@
 //
 // What wrangler's bundler did and this keeps: minified without kept names (a smaller upload, a faster
 // parse), zod without its fifty locales (src/bundle/zod.js says why), `node:*` and `cloudflare:*`
-// left to the runtime (nodejs_compat). Beyond it: terser compresses each module after esbuild
+// left to the runtime (nodejs_compat). Beyond it: the OpenAPI document is written at build time
+// (scripts/openapi-document.mjs) and the bundle gets zod-to-openapi without its generator
+// (src/bundle/zod-to-openapi.js); terser compresses each module after esbuild
 // (9 KiB less gzip, about 8 s of build). The tests run src/ itself (vitest.config.ts `main`).
 //
 // BUILD_MINIFY=false writes readable modules, each source module marked with a `// path` comment
@@ -18,10 +20,13 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import * as esbuild from "esbuild";
 import { minify as compress } from "terser";
+import { writeOpenApiDocument } from "./openapi-document.mjs";
 
 const minify = process.env.BUILD_MINIFY !== "false";
 const outdir = new URL("../dist/", import.meta.url).pathname;
 
+// The document first: the Worker serves it from its static assets, and it changes with the routes.
+await writeOpenApiDocument();
 rmSync(outdir, { recursive: true, force: true });
 const { outputFiles } = await esbuild.build({
   entryPoints: { index: new URL("../src/index.ts", import.meta.url).pathname },
@@ -34,7 +39,10 @@ const { outputFiles } = await esbuild.build({
   target: "es2022",
   minify,
   keepNames: false,
-  alias: { zod: new URL("../src/bundle/zod.js", import.meta.url).pathname },
+  alias: {
+    zod: new URL("../src/bundle/zod.js", import.meta.url).pathname,
+    "@asteasolutions/zod-to-openapi": new URL("../src/bundle/zod-to-openapi.js", import.meta.url).pathname,
+  },
   external: ["node:*", "cloudflare:*"],
   chunkNames: "chunks/[name]-[hash]",
   define: { "process.env.NODE_ENV": '"production"' },

@@ -50,7 +50,7 @@ export function buildApp(contextPath: string, mounts: readonly Mount[]) {
   app.use("*", database);
 
   const api = createRouter();
-  api.route("/", createMetaRouter(() => app));
+  api.route("/", createMetaRouter());
   for (const m of mounts) if (m.beforeAuthentication) api.route(m.path, m.router);
   api.use("/api/*", authenticate);
   for (const m of mounts) if (!m.beforeAuthentication) api.route(m.path, m.router);

@@ -1,14 +1,14 @@
 import type { App } from "./app";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
-import { loadAllMounts, routeGroupOf, type RouteGroup } from "./routes";
+import { routeGroupOf, type RouteGroup } from "./routes";
 
 /**
  * One app per context path and route group, built on the first request under the group's prefix
  * and kept for the life of the isolate: an isolate starts without the Zod schemas and routes of
- * every resource (src/routes/index.ts). A path of no group (health, the reference page, an unknown
- * path) is served by an app with the public routes only; the OpenAPI document, which lists every
- * route, by the whole app. The app itself (middleware, Hono, Zod, Drizzle) is imported on the
+ * every resource (src/routes/index.ts). A path of no group (health, the OpenAPI document, which is
+ * built at build time, the reference page, an unknown path) is served by an app with the public
+ * routes only. The app itself (middleware, Hono, Zod, Drizzle) is imported on the
  * first request too: this module and what it imports statically are all an isolate runs at start-up
  * (scripts/build.mjs splits the deploy build at these dynamic imports).
  */
@@ -20,8 +20,8 @@ export default {
     if (env.EXPOSE_D1_STATEMENTS === "true" && pathOf(request.url).startsWith(BENCH_STATEMENTS_PATH)) return benchStatements(request.url);
     const contextPath = normaliseContextPath(env.CONTEXT_PATH);
     const path = pathOf(request.url).slice(contextPath.length);
-    const group: RouteGroup | "all" | undefined = path === "/api/openapi.json" ? "all" : routeGroupOf(path);
-    const key = `${contextPath} ${group === "all" ? "*" : (group?.prefix ?? "")}`;
+    const group = routeGroupOf(path);
+    const key = `${contextPath} ${group?.prefix ?? ""}`;
     const app = apps.get(key);
     if (app && !(app instanceof Promise)) return app.fetch(request, env, ctx);
     return (app ?? load(key, contextPath, group)).then((loaded) => loaded.fetch(request, env, ctx));
@@ -42,9 +42,9 @@ async function benchStatements(url: string): Promise<Response> {
   return trips ? Response.json(trips) : new Response("no such request id", { status: 404 });
 }
 
-function load(key: string, contextPath: string, group: RouteGroup | "all" | undefined): Promise<App> {
+function load(key: string, contextPath: string, group: RouteGroup | undefined): Promise<App> {
   const loading = (async () => {
-    const mounts = group === "all" ? loadAllMounts() : (group?.load() ?? []);
+    const mounts = group?.load() ?? [];
     const { buildApp } = await import("./app");
     return buildApp(contextPath, await mounts);
   })();

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { buildDocument } from "../../src/routes/meta/openapi-document";
 import { PRIVILEGES } from "../../src/domain/privileges";
 import { ERROR_CODES } from "../../src/lib/errors";
 import { JSON_MEDIA_TYPES, MERGE_PATCH_JSON } from "../../src/lib/media-types";
@@ -63,6 +64,16 @@ describe("the OpenAPI document", () => {
     const res = await call("GET", "/api/openapi.json", { as: null });
     expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(Object.keys(doc.paths["/api/openapi.json"].get.responses["200"].content).sort()).toEqual([...JSON_MEDIA_TYPES].sort());
+  });
+
+  it("is the document the Zod schemas give, built at build time and served from the static assets, at every context path", async () => {
+    // A stale assets/openapi/openapi.json (a schema changed since the last build) fails here.
+    expect(doc).toEqual(JSON.parse(JSON.stringify(buildDocument(await createApp("")))));
+    const behind = await call("GET", "/composer/api/openapi.json", { as: null, contextPath: "/composer" });
+    expect(behind.status).toBe(200);
+    expect(behind.json).toEqual(JSON.parse(JSON.stringify(buildDocument(await createApp("/composer")))));
+    // The asset's own path belongs to the Worker (wrangler.toml run_worker_first), which knows no such route.
+    expect((await call("GET", "/openapi/openapi.json", { as: null })).status).toBe(404);
   });
 
   it("lists exactly the (method, path) pairs the app serves", async () => {

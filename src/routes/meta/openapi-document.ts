@@ -3,7 +3,7 @@ import type { AppEnv } from "../../lib/types";
 
 const documents = new WeakMap<object, unknown>();
 
-/** Generated once per app from the same Zod schemas that validate requests. */
+/** Generated from the same Zod schemas that validate requests: at build time (scripts/openapi-document.mjs), and by tests and scripts; once per app. */
 export function buildDocument(app: OpenAPIHono<AppEnv>) {
   let doc = documents.get(app);
   if (!doc) {
