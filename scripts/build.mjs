@@ -16,14 +16,39 @@
 //
 // BUILD_MINIFY=false writes readable modules, each source module marked with a `// path` comment
 // (npm run profile charges CPU samples to them).
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import * as esbuild from "esbuild";
 import { minify as compress } from "terser";
 import { writeOpenApiDocument } from "./openapi-document.mjs";
 
 const minify = process.env.BUILD_MINIFY !== "false";
 const outdir = new URL("../dist/", import.meta.url).pathname;
+
+/**
+ * zod's JSON Schema conversion (z.toJSONSchema, a schema's .toJSONSchema(), 21 KiB) left out: the
+ * Worker never converts a schema (the document is built at build time by the real zod). zod's
+ * modules import it, so each of its exports becomes a function that throws, and the methods that
+ * zod's schemas make from it (createToJSONSchemaMethod) make such functions.
+ */
+const zodWithoutJsonSchema = {
+  name: "zod-without-json-schema",
+  setup(build) {
+    build.onResolve({ filter: /\/(json-schema-processors|to-json-schema|json-schema-generator)\.js$/ }, (args) =>
+      /node_modules\/zod\/|src\/bundle\//.test(args.importer) ? { path: resolve(args.resolveDir, args.path), namespace: "zod-json-schema" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-json-schema" }, (args) => {
+      const real = readFileSync(args.path, "utf8");
+      const names = [...real.matchAll(/^export (?:const|function|class) (\w+)/gm)].map((m) => m[1]);
+      for (const [, list] of real.matchAll(/^export \{([^}]*)\}/gm)) names.push(...list.split(",").map((n) => n.trim().split(/\s+as\s+/).at(-1)).filter(Boolean));
+      const stub = names.map((n) => `export const ${n} = ${n.startsWith("create") ? "() => unavailable" : "unavailable"};`);
+      return {
+        contents: `const unavailable = () => { throw new Error("zod's JSON Schema conversion is not in the deploy build (scripts/build.mjs)"); };\n${stub.join("\n")}`,
+        loader: "js",
+      };
+    });
+  },
+};
 
 // The document first: the Worker serves it from its static assets, and it changes with the routes.
 await writeOpenApiDocument();
@@ -46,6 +71,7 @@ const { outputFiles } = await esbuild.build({
   external: ["node:*", "cloudflare:*"],
   chunkNames: "chunks/[name]-[hash]",
   define: { "process.env.NODE_ENV": '"production"' },
+  plugins: [zodWithoutJsonSchema],
   logLevel: "warning",
   write: false,
 });
