@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   ID_MISMATCH: { status: 400, description: "The body names another object than the path." },
   PREVIEW_NOT_ENABLED: { status: 400, description: "A preview endpoint was called without `X-Enable-Preview: true`." },
   INVALID_BOOKMARK: { status: 400, description: "The X-D1-Bookmark header is not a bookmark this service answered." },
+  INVALID_PASSPHRASE: { status: 400, description: "The X-Export-Passphrase header is shorter than 12 characters." },
   UNAUTHENTICATED: { status: 401, description: "No valid credentials were sent." },
   FORBIDDEN: { status: 403, description: "The caller lacks the privilege or permission the operation needs." },
   PRIVILEGE_ESCALATION: { status: 403, description: "The caller tried to grant a privilege it does not hold." },

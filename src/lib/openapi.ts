@@ -169,6 +169,21 @@ const PREVIEW_HEADER_PARAMETER = {
 } as const;
 
 /**
+ * The passphrase of an export bundle's secrets (src/domain/transfer/passphrase-sealing.ts): given on
+ * export, secret connection parameters travel sealed under it; given on import, they are opened
+ * with it and sealed again with this deployment's key. docs/export-import.md.
+ */
+export const EXPORT_PASSPHRASE_PARAMETER = {
+  name: "X-Export-Passphrase",
+  in: "header",
+  required: false,
+  description:
+    "At least 12 characters (400 INVALID_PASSPHRASE). On export: secret parameter values are included, sealed under it (AES-256-GCM, key by PBKDF2-SHA-256, " +
+    "100,000 iterations); without it they are left out. On import: opens the bundle's sealed values; a value it does not open is a problem of its parameter.",
+  schema: { type: "string", minLength: 12 },
+} as const;
+
+/**
  * The request header every operation takes (src/middleware/database): a read at least as fresh as the
  * write that answered it, in any region. docs/replication.md.
  */

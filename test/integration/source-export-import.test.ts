@@ -140,6 +140,50 @@ describe("source export and import", () => {
     expect(events.text).not.toContain(READER_PASSWORD);
   }, 60_000);
 
+  it("with X-Export-Passphrase, carries the connection's secret sealed: the import opens it, and the new connection connects", async () => {
+    const passphrase = "correct horse battery staple";
+    const a = await world();
+    const connection = await createConnection(a.admin, connectionBody(unique("Sales DB")));
+    const s1 = await sourceWith(a.admin, connection.id);
+    const exported = await call("GET", `/api/sources/export?ids=${s1}`, { as: as(a.admin), headers: { "X-Export-Passphrase": passphrase } });
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.text).not.toContain(READER_PASSWORD);
+    expect(exported.json.secretsSealing).toMatchObject({ kdf: "PBKDF2-HMAC-SHA-256", iterations: 100000, cipher: "AES-256-GCM" });
+    const password = exported.json.connections[0].allParameters.find((p: any) => p.key === "password");
+    expect(password).toEqual({ key: "password", sealedValue: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/), systemAccess: false });
+    // The same export again: the same bytes.
+    expect((await call("GET", `/api/sources/export?ids=${s1}`, { as: as(a.admin), headers: { "X-Export-Passphrase": passphrase } })).text).toBe(exported.text);
+
+    const b = await world();
+    const before = await dbSnapshot();
+    // The connection's sealed password, and so the source that uses the connection.
+    const SEALED_VALUE_REFUSED = ["body.connections[0].allParameters[4].sealedValue", "body.sources[0].definition.connectionId"];
+    // Without the passphrase, or with another one, or too short: refused, nothing written.
+    expectError(await call("POST", "/api/sources/import", { as: as(b.admin), body: exported.json }), 400, "VALIDATION_FAILED", SEALED_VALUE_REFUSED);
+    const wrong = await call("POST", "/api/sources/import", { as: as(b.admin), body: exported.json, headers: { "X-Export-Passphrase": "another long passphrase" } });
+    expectError(wrong, 400, "VALIDATION_FAILED", SEALED_VALUE_REFUSED);
+    expectError(await call("POST", "/api/sources/import", { as: as(b.admin), body: exported.json, headers: { "X-Export-Passphrase": "short" } }), 400, "INVALID_PASSPHRASE");
+    const renamed = structuredClone(exported.json);
+    renamed.connections[0].name = unique("Other DB");
+    const moved = await call("POST", "/api/sources/import", { as: as(b.admin), body: renamed, headers: { "X-Export-Passphrase": passphrase } });
+    expectError(moved, 400, "VALIDATION_FAILED", SEALED_VALUE_REFUSED);
+    expect(await dbSnapshot()).toEqual(before);
+
+    const imported = await call("POST", "/api/sources/import", { as: as(b.admin), body: exported.json, headers: { "X-Export-Passphrase": passphrase } });
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.json.connections[0].status).toBe("CREATED");
+    expect(imported.text).not.toContain(READER_PASSWORD);
+    const tested = await call("POST", `/api/connections/${imported.json.connections[0].id}/test`, { as: as(b.admin) });
+    expect(tested.json.connected, tested.text).toBe(true);
+    // Stored sealed with this deployment's key, not the bundle's: B's own export without a passphrase shows no value.
+    const again = await call("GET", `/api/sources/export?ids=${imported.json.sources[0].id}`, { as: as(b.admin) });
+    expect(again.json.connections[0].allParameters.find((p: any) => p.key === "password")).toEqual({ key: "password", systemAccess: false });
+    const events = await call("GET", `/api/audit-events?accountId=${b.account.id}&action=connection.create`, { as: as(b.admin) });
+    expect(events.json.content).toHaveLength(1);
+    expect(events.text).not.toContain(READER_PASSWORD);
+    expect(events.text).not.toContain(password.sealedValue);
+  }, 60_000);
+
   it("refuses unknown members, another account's source (404), and a source it may not READ (403), changing nothing", async () => {
     const a = await world();
     const b = await world();

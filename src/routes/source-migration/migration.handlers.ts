@@ -19,6 +19,7 @@ import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { effectiveValues, parameterProblems, parametersToStore, secretKeysTest, toConnection, type GivenParameter } from "../connections/connections.model";
 import { connectionSecrets } from "../connections/secrets";
+import { openSealedSecrets, passphraseOf, sealSecrets } from "./sealed-secrets";
 import { metricBody, toMetric, VOLUME_METRIC } from "../custom-metrics/metrics.model";
 import { buildField, chooseFieldName, toField, type StoredOrigin } from "../source-fields/fields.model";
 import type { FieldInput } from "../source-fields/fields.schemas";
@@ -73,14 +74,17 @@ export const exportSources: AppRouteHandler<typeof routes.exportSources> = async
     db.select().from(connectionTypes).where(sql`"connection_types"."id" IN (SELECT c.connection_type_id FROM connections c WHERE c.account_id = ${accountId} AND c.id IN (${usedConnectionIds}))`),
   ]);
   const exported = ids.map((id) => requireSource(principal, (rows as SourceWithAccess[]).find((r) => r.source.id === id), "READ").source);
+  const passphrase = passphraseOf(c);
+  const shown = used.map((connection) => {
+    const type = types.find((t) => t.id === connection.connectionTypeId)!;
+    const { id, name, connectionTypeId, type: storage, subStorageType, disabled, allParameters } = toConnection(connection, type, null);
+    return { id, name, connectionTypeId, type: storage, subStorageType, disabled, allParameters };
+  });
+  const secrets = passphrase === undefined ? { connections: shown } : await sealSecrets(c, passphrase, accountId, shown, used);
   return c.json(
     {
       version: BUNDLE_FORMAT_VERSION,
-      connections: used.map((connection) => {
-        const type = types.find((t) => t.id === connection.connectionTypeId)!;
-        const { id, name, connectionTypeId, type: storage, subStorageType, disabled, allParameters } = toConnection(connection, type, null);
-        return { id, name, connectionTypeId, type: storage, subStorageType, disabled, allParameters };
-      }),
+      ...secrets,
       sources: exported.map((source) => {
         const own = items.filter((i) => i.sourceId === source.id);
         return {
@@ -207,7 +211,7 @@ async function planConnection(c: Context<AppEnv>, bundled: BundledConnection, in
   const isSecret = secretKeysTest(candidate.type);
   if (chosen === "CREATE") {
     for (const g of plan.given) {
-      if (g.value === undefined && isSecret(g.key)) {
+      if (g.value === undefined && isSecret(g.key) && bundled.allParameters[g.index]?.sealedValue === undefined) {
         plan.problems.push(
           problem(`${at}.allParameters[${g.index}]`, `"${g.key}" is secret and secrets are never exported: create the connection in the account first (the import then reuses or updates it), or give its value in the bundle`),
         );
@@ -406,12 +410,18 @@ export const importSources: AppRouteHandler<typeof routes.importSources> = async
   const structural = bundleProblems(body);
   if (structural.length > 0) throw new ApiError("VALIDATION_FAILED", `Invalid bundle: ${structural[0]!.name}: ${structural[0]!.message}`, { problems: structural });
   const settings = body.importSettings as ImportSettings | undefined;
+  // Sealed secret values opened once, before any read: each becomes its parameter's value.
+  const sealed = await openSealedSecrets(c, body);
   const blocking = (p: Problem) => p.level === "ERROR" || !query.suppressWarnings;
 
   for (let attempt = 0; ; attempt++) {
     const target = await readTarget(c, body, accountId);
     const connectionPlans: ConnectionPlan[] = [];
-    for (const [i, bundled] of body.connections.entries()) connectionPlans.push(await planConnection(c, bundled, i, target, settings, accountId));
+    for (const [i, bundled] of body.connections.entries()) {
+      const plan = await planConnection(c, bundled, i, target, settings, accountId);
+      plan.problems.push(...(sealed.get(i) ?? []));
+      connectionPlans.push(plan);
+    }
     for (const plan of connectionPlans) plan.problems = plan.problems.filter(blocking);
     const sourcePlans = body.sources.map((bundled, i) => planSource(c, bundled, i, target, settings, connectionPlans));
     if (query.dryRun) return c.json(resultOf(c, connectionPlans, sourcePlans, true), 200);

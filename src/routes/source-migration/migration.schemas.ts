@@ -84,9 +84,22 @@ const BundledParameterSchema = z
     value: z.string().max(8192).regex(/^[^\u0000]*$/, "Must not contain NUL").optional().openapi({
       description: "Absent for a secret key (never exported). On import a secret key without value keeps the target connection's stored value.",
     }),
+    sealedValue: z.string().max(16384).regex(/^[A-Za-z0-9_-]+$/, "Must be base64url").optional().openapi({
+      description: "A secret value sealed under the export passphrase (an export with X-Export-Passphrase); opened with the import's X-Export-Passphrase.",
+    }),
     systemAccess: z.boolean().default(false),
   })
   .openapi("BundledConnectionParameter");
+
+/** How a bundle's sealed values are sealed (src/domain/transfer/passphrase-sealing.ts). */
+export const SecretsSealingSchema = z
+  .strictObject({
+    kdf: z.literal("PBKDF2-HMAC-SHA-256"),
+    iterations: z.number().int().openapi({ description: "100000." }),
+    salt: z.string().max(64).openapi({ description: "base64url, 16 bytes." }),
+    cipher: z.literal("AES-256-GCM"),
+  })
+  .openapi("SecretsSealing", { description: "Present when the bundle holds sealed values: the key is PBKDF2 of the export passphrase over this salt." });
 
 export const BundledConnectionSchema = z
   .strictObject({
@@ -113,6 +126,7 @@ export const SourcesMigrationSchema = z
   .strictObject({
     version: z.string().min(1).max(64).openapi({ description: "The bundle format's version (answered: 1); not interpreted on import." }),
     importSettings: ImportSettingsSchema.optional(),
+    secretsSealing: SecretsSealingSchema.optional(),
     connections: z.array(BundledConnectionSchema).max(MAX_BUNDLED_CONNECTIONS).default([]),
     sources: z.array(BundledSourceSchema).max(MAX_BUNDLED_SOURCES).default([]),
   })
@@ -128,6 +142,7 @@ const withoutAudit = { createdByUserID: true, createdDate: true, lastModifiedByU
 export const SourcesExportSchema = z
   .strictObject({
     version: z.string(),
+    secretsSealing: SecretsSealingSchema.optional(),
     connections: z.array(
       z
         .strictObject({
@@ -138,7 +153,12 @@ export const SourcesExportSchema = z
           subStorageType: z.string(),
           disabled: z.boolean(),
           allParameters: z.array(
-            z.strictObject({ key: z.string(), value: z.string().optional().openapi({ description: "Absent for secret keys." }), systemAccess: z.boolean() }),
+            z.strictObject({
+              key: z.string(),
+              value: z.string().optional().openapi({ description: "Absent for secret keys." }),
+              sealedValue: z.string().optional().openapi({ description: "A secret key's value sealed under X-Export-Passphrase, when the export was sent one." }),
+              systemAccess: z.boolean(),
+            }),
           ),
         })
         .openapi("ExportedConnection"),
