@@ -333,6 +333,25 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   // The world's account, full of the objects the other fixtures made: the bundle has something of every kind.
   "/api/accounts/{accountId}/export": { params: async (w) => ({ accountId: w.account.id }) },
+  // A bundle that adds one group to the world's account (no prune: the rest of the account stays as it is).
+  "/api/accounts/{accountId}/import": {
+    params: async (w) => ({ accountId: w.account.id }),
+    bodies: {
+      POST: (w) => ({
+        formatVersion: 1,
+        service: "analytics-metadata-admin-api",
+        account: { name: w.name("Account") },
+        groups: [{ name: w.name("Imported"), privileges: [], builtIn: false }],
+        users: [],
+        connections: [],
+        calendars: [],
+        sources: [],
+        jsonDatasets: [],
+        folders: [],
+        materializedViews: [],
+      }),
+    },
+  },
   "/api/accounts/name/{name}": {
     params: async (w) => ({ name: (await createAccount(w.name("Account"))).name }),
   },
