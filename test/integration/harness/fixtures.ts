@@ -627,6 +627,7 @@ export const REFERENCE_MEMBERS: Record<string, ReferenceTarget> = {
   parent_id: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   folder_ids: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   dataEntityId: { notAReference: "names a table of the source's remote database, not an object of this API" },
+  itemId: { notAReference: "a folder item of an import bundle: a dashboard or report kept outside this service, known by its own id (folders are not imported yet)" },
   // Read-only members a PUT of a source takes back as GET answered them, and does not use.
   ownerUserId: { notAReference: "read-only on PUT /api/sources/{sourceId}: accepted and not used" },
   createdByUserID: { notAReference: "read-only audit member: accepted and not used" },
