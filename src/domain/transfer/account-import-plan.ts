@@ -177,6 +177,9 @@ function withConflicts(entries: PlanEntry[], objectOf: ReadonlyMap<PlanEntry, Ob
   }
 
   return entries.map((entry) => {
+    if (entry.status === "CAN_BE_DELETED" && context.unsupported?.has(entry.type)) {
+      return { ...entry, status: "CONFLICT", conflicts: [`This service cannot delete a ${entry.type} by import yet: delete it through its own endpoint`] };
+    }
     if (!writes(entry)) return entry;
     const object = objectOf.get(entry)!;
     const problems: string[] = [];

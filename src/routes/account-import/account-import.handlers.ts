@@ -65,7 +65,8 @@ export const importAccount: AppRouteHandler<typeof routes.importAccount> = async
     try {
       await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     } catch (err) {
-      if (refusedBy(err, WRITE_CONFLICT_GUARD) || isConstraintError(err, "UNIQUE") || isConstraintError(err, "CHECK")) {
+      // A FOREIGN KEY failure: a pruned object still in use (a calendar by a field, a source by a view).
+      if (refusedBy(err, WRITE_CONFLICT_GUARD) || ["UNIQUE", "CHECK", "FOREIGN KEY"].some((kind) => isConstraintError(err, kind as "UNIQUE"))) {
         throw new ApiError("CONCURRENT_UPDATE", "The account changed while the import was written, or a limit refused it: nothing was written; plan again (dryRun=true) and retry");
       }
       throw err;
