@@ -140,25 +140,32 @@ function insertChunks(db: Database, accountId: string, datasetId: string, data: 
   return data.chunks.map((chunk, seq) => db.insert(jsonDatasetChunks).values({ datasetId, accountId, version: data.version, seq, data: chunk }));
 }
 
+type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+
 type NewDataset = Omit<DatasetRow, "dataVersion" | "dataBytes" | "chunkCount">;
 
 const dataColumns = (data: DataVersion) => ({ dataVersion: data.version, dataBytes: data.bytes, chunkCount: data.chunks.length });
-
-type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 /**
  * Creates a dataset in one batch. Refusals fail the whole batch: the FILE_SIZE quota
  * (QUOTA_GUARD), the account's dataset limit (COUNT_LIMIT_GUARD), the name taken (UNIQUE).
  */
 export async function createDataset(db: Database, dataset: NewDataset, data: DataVersion, maxPerAccount: number): Promise<DatasetSummary> {
+  const { row, statements } = createDatasetStatements(db, dataset, data, maxPerAccount);
+  await db.batch(statements);
+  return row;
+}
+
+/** The statements of createDataset, for a caller that puts them in a larger batch (an account import). */
+export function createDatasetStatements(db: Database, dataset: NewDataset, data: DataVersion, maxPerAccount: number) {
   const row: DatasetRow = { ...dataset, ...dataColumns(data) };
-  await db.batch([
+  const statements: Batch = [
     quotaGuardStatement(db, dataset.accountId, "FILE_SIZE", data.bytes),
     refuseWhen(db, COUNT_LIMIT_GUARD, sql`(SELECT count(*) FROM json_datasets WHERE json_datasets.account_id = ${dataset.accountId}) >= ${maxPerAccount}`),
     db.insert(jsonDatasets).values(row),
     ...insertChunks(db, dataset.accountId, dataset.id, data),
-  ]);
-  return row;
+  ];
+  return { row, statements };
 }
 
 export interface DatasetChanges {
@@ -207,6 +214,18 @@ export async function updateDataset(db: Database, target: WriteTarget, changes: 
     const results = await db.batch([update, conflictGuard, selectChunks(db, accountId, id)]);
     return { dataset: results[0][0]!, chunks: results[2].map((c) => c.data) };
   }
+  const statements = replaceDataStatements(db, target, update, conflictGuard, data);
+  const results = (await db.batch(statements)) as unknown[];
+  const [dataset] = results[statements.indexOf(update)] as DatasetSummary[];
+  return { dataset: dataset!, chunks: data.chunks };
+}
+
+/**
+ * The statements that give a dataset new data around `update` (which moves its pointer) and
+ * `conflictGuard` (which refuses a missed update): for updateDataset, and for an account import.
+ */
+export function replaceDataStatements(db: Database, target: WriteTarget, update: BatchItem<"sqlite">, conflictGuard: BatchItem<"sqlite">, data: DataVersion): Batch {
+  const { accountId, id } = target;
   // NULL (no refusal here) when the dataset is gone: the conflict guard answers for that.
   const growth = sql`${data.bytes} - (SELECT json_datasets.data_bytes FROM json_datasets WHERE json_datasets.account_id = ${accountId} AND json_datasets.id = ${id})`;
   // New chunks in, pointer moved, conflict checked, old chunks out: a refusal at any step undoes every step.
@@ -217,9 +236,7 @@ export async function updateDataset(db: Database, target: WriteTarget, changes: 
     conflictGuard,
     db.delete(jsonDatasetChunks).where(and(eq(jsonDatasetChunks.accountId, accountId), eq(jsonDatasetChunks.datasetId, id), ne(jsonDatasetChunks.version, data.version))),
   ];
-  const results = (await db.batch(statements)) as unknown[];
-  const [dataset] = results[statements.indexOf(update)] as DatasetSummary[];
-  return { dataset: dataset!, chunks: data.chunks };
+  return statements;
 }
 
 /** Deletes a dataset and its chunks in one batch, only if the target matches. Answers whether it did. */

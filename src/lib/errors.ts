@@ -40,6 +40,7 @@ export const ERROR_CODES = {
     status: 409,
     description: "The administrators cannot be replaced as asked: the caller would leave itself out, or a user left out holds ROLE_ADMIN through another group. `problems` names them.",
   },
+  IMPORT_CONFLICT: { status: 409, description: "The bundle cannot be imported as it is: `problems` names each object in CONFLICT and why; a dry run (`dryRun=true`) answers the whole plan." },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
   CONCURRENT_UPDATE: { status: 409, description: "A PATCH without If-Match found the object changed between its read and its write on every attempt, or a user the write names (as owner or grantee) was deleted meanwhile; send it again." },
   USER_OWNS_OBJECTS: { status: 409, description: "The user still owns sources or folders: delete it with `transferTo` naming the user who takes them over; `problems[0].dependencies` lists them." },

@@ -32,12 +32,15 @@ const group = <M extends Mount[]>(prefix: string, load: () => Promise<M>): Route
 
 export const ROUTE_GROUPS = [
   group("/api/accounts", async () => {
-    const [accounts, members, bundle] = await Promise.all([
+    const [accounts, members, bundle, bundleImport] = await Promise.all([
       import("./accounts/accounts.index"),
       import("./account-members/account-members.index"),
       import("./account-export/account-export.index"),
+      import("./account-import/account-import.index"),
     ]);
-    return [mount("/api/accounts", accounts.accountsRouter), mount("/api/accounts", members.accountMembersRouter), mount("/api/accounts", bundle.accountExportRouter)];
+    return [mount("/api/accounts", accounts.accountsRouter), mount("/api/accounts", members.accountMembersRouter), mount("/api/accounts", bundle.accountExportRouter),
+      mount("/api/accounts", bundleImport.accountImportRouter),
+    ];
   }),
   group("/api/users", async () => [mount("/api/users", (await import("./users/users.index")).usersRouter)]),
   group("/api/user", async () => [mount("/api/user", (await import("./current-user/current-user.index")).currentUserRouter)]),

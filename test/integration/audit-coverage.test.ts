@@ -20,6 +20,8 @@ const AUDITED: Record<string, string[]> = {
   "PATCH /api/accounts/{id}": ["account.update"],
   // The fixture names the administrators already there: nothing changes (audit-races.test.ts changes them).
   "PUT /api/accounts/{accountId}/admins": [],
+  // One event per object written: the fixture's bundle adds one group.
+  "POST /api/accounts/{accountId}/import": ["group.create"],
   "POST /api/users": ["user.create"],
   "PUT /api/users/{id}": ["user.update"],
   "PATCH /api/users/{id}": ["user.update"],

@@ -351,6 +351,25 @@ export const FIXTURES: Record<string, FixtureEntry> = {
   },
   // The world's account, full of the objects the other fixtures made: the bundle has something of every kind.
   "/api/accounts/{accountId}/export": { params: async (w) => ({ accountId: w.account.id }) },
+  // A bundle that adds one group to the world's account (no prune: the rest of the account stays as it is).
+  "/api/accounts/{accountId}/import": {
+    params: async (w) => ({ accountId: w.account.id }),
+    bodies: {
+      POST: (w) => ({
+        formatVersion: 1,
+        service: "analytics-metadata-admin-api",
+        account: { name: w.name("Account") },
+        groups: [{ name: w.name("Imported"), privileges: [], builtIn: false }],
+        users: [],
+        connections: [],
+        calendars: [],
+        sources: [],
+        jsonDatasets: [],
+        folders: [],
+        materializedViews: [],
+      }),
+    },
+  },
   "/api/accounts/name/{name}": {
     params: async (w) => ({ name: (await createAccount(w.name("Account"))).name }),
   },
@@ -647,6 +666,7 @@ export const REFERENCE_MEMBERS: Record<string, ReferenceTarget> = {
   parent_id: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   folder_ids: { collection: "/api/folders", value: (w) => sharedFolder(w) },
   dataEntityId: { notAReference: "names a table of the source's remote database, not an object of this API" },
+  itemId: { notAReference: "a folder item of an import bundle: a dashboard or report kept outside this service, known by its own id (folders are not imported yet)" },
   // Read-only members a PUT of a source takes back as GET answered them, and does not use.
   ownerUserId: { notAReference: "read-only on PUT /api/sources/{sourceId}: accepted and not used" },
   createdByUserID: { notAReference: "read-only audit member: accepted and not used" },

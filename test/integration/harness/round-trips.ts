@@ -25,6 +25,8 @@ export const ROUND_TRIPS: Record<string, number> = {
   "GET /api/accounts/name/{name}": 1,
   "GET /api/accounts/{accountId}/admins": 1,
   "GET /api/accounts/{accountId}/export": 1,
+  // One read batch (the export's, for the target's state), one write batch (the whole plan).
+  "POST /api/accounts/{accountId}/import": 2,
   "GET /api/accounts/{accountId}/users": 1,
   "GET /api/accounts/{id}": 1,
   "GET /api/audit-events": 1,

@@ -1,0 +1,214 @@
+/**
+ * The plan of a whole-account import (POST /api/accounts/{accountId}/import, docs/account-export.md):
+ * a pure function of the bundle received and the target's own bundle, built by the export's code
+ * from the target's rows. Objects are matched by type and name (a folder by its path) and compared
+ * as canonical JSON, so an import of what the target already holds is UNCHANGED throughout. No
+ * database or HTTP here.
+ */
+import { canonicalJson, compareText } from "./account-bundle";
+
+export type ImportObjectType = "group" | "quota" | "connection" | "calendar" | "source" | "jsonDataset" | "folder" | "materializedView";
+
+export type ImportStatus =
+  | "CAN_BE_CREATED"
+  | "CAN_BE_UPDATED"
+  | "CAN_BE_REUSED"
+  | "CAN_BE_DELETED"
+  | "CREATED"
+  | "UPDATED"
+  | "REUSED"
+  | "DELETED"
+  | "UNCHANGED"
+  | "CONFLICT";
+
+export interface MemberChange {
+  member: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export interface PlanEntry {
+  type: ImportObjectType;
+  name?: string;
+  path?: string[];
+  status: ImportStatus;
+  /** For an update: the members that change, before and after. */
+  changes?: MemberChange[];
+  /** For a CONFLICT: why. */
+  conflicts?: string[];
+}
+
+type Obj = Record<string, unknown>;
+
+/** The parts of a bundle the planner reads (the AccountBundle schema's shape, loosely typed). */
+export interface PlannedBundle {
+  groups: readonly Obj[];
+  quota?: Obj;
+  connections: readonly Obj[];
+  calendars: readonly Obj[];
+  sources: readonly Obj[];
+  jsonDatasets: readonly Obj[];
+  folders: readonly Obj[];
+  materializedViews: readonly Obj[];
+}
+
+export interface PlanContext {
+  /** With prune, objects of the target absent from the bundle are deleted (never a built-in group). */
+  prune: boolean;
+  /** The target account's user names: owners and grants name users, which an import never creates. */
+  targetUsers: ReadonlySet<string>;
+  /** The importing user's name, the owner of what names a user the target lacks; undefined for the supervisor (no owner). */
+  importer: string | undefined;
+  /** Types this service cannot write by import yet: creating or changing one is a CONFLICT that says so. */
+  unsupported?: ReadonlySet<ImportObjectType>;
+}
+
+/** The section of a bundle each type lives in, and how an object of it is keyed. */
+export const SECTIONS: readonly { type: ImportObjectType; section: keyof PlannedBundle }[] = [
+  { type: "group", section: "groups" },
+  { type: "quota", section: "quota" },
+  { type: "calendar", section: "calendars" },
+  { type: "connection", section: "connections" },
+  { type: "source", section: "sources" },
+  { type: "jsonDataset", section: "jsonDatasets" },
+  { type: "folder", section: "folders" },
+  { type: "materializedView", section: "materializedViews" },
+];
+
+const listOf = (bundle: PlannedBundle, section: keyof PlannedBundle): readonly Obj[] => {
+  const value = bundle[section] as Obj | readonly Obj[] | undefined;
+  return value === undefined ? [] : Array.isArray(value) ? value : [value as Obj];
+};
+
+/** An object's key within its type: its name, a folder's content type and path, the quota's fixed key. */
+export function keyOf(type: ImportObjectType, object: Obj): string {
+  if (type === "quota") return "quota";
+  if (type === "folder") return JSON.stringify([object.contentType ?? null, object.path]);
+  return String(object.name);
+}
+
+/**
+ * Where a bundle names a user as an owner, the target's user of that name, or else the importer
+ * (none for the supervisor): what the import will store, so what the diff compares.
+ */
+export function withOwnersMapped(bundle: PlannedBundle, context: Pick<PlanContext, "targetUsers" | "importer">): PlannedBundle {
+  const owner = (o: Obj): Obj => {
+    if (o.owner === undefined) return o;
+    const { owner: name, ...rest } = o;
+    const mapped = context.targetUsers.has(String(name)) ? String(name) : context.importer;
+    return mapped === undefined ? rest : { ...rest, owner: mapped };
+  };
+  return { ...bundle, sources: bundle.sources.map(owner), folders: bundle.folders.map(owner) };
+}
+
+/** The members of two versions of an object that differ (compared as canonical JSON). */
+export function changedMembers(before: Obj, after: Obj): MemberChange[] {
+  const members = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareText);
+  return members.flatMap((member) =>
+    canonicalJson(before[member]) === canonicalJson(after[member]) ? [] : [{ member, ...(member in before && { before: before[member] }), ...(member in after && { after: after[member] }) }],
+  );
+}
+
+/** The plan of importing `wanted` into a target whose own bundle is `current`: dry-run statuses (CAN_BE_...). */
+export function planImport(wanted: PlannedBundle, current: PlannedBundle, context: PlanContext): PlanEntry[] {
+  const mapped = withOwnersMapped(wanted, context);
+  const entries: PlanEntry[] = [];
+  const objectOf = new Map<PlanEntry, Obj>();
+  for (const { type, section } of SECTIONS) {
+    const currentByKey = new Map(listOf(current, section).map((o) => [keyOf(type, o), o]));
+    const wantedKeys = new Set<string>();
+    for (const object of listOf(mapped, section)) {
+      const key = keyOf(type, object);
+      wantedKeys.add(key);
+      const before = currentByKey.get(key);
+      const id = identity(type, object);
+      const changes = before === undefined ? [] : changedMembers(before, object);
+      const entry: PlanEntry =
+        before === undefined ? { ...id, status: "CAN_BE_CREATED" } : changes.length === 0 ? { ...id, status: "UNCHANGED" } : { ...id, status: "CAN_BE_UPDATED", changes };
+      entries.push(entry);
+      objectOf.set(entry, object);
+    }
+    if (!context.prune) continue;
+    for (const [key, object] of currentByKey) {
+      if (wantedKeys.has(key) || (type === "group" && object.builtIn === true)) continue;
+      entries.push({ ...identity(type, object), status: "CAN_BE_DELETED" });
+    }
+  }
+  return withConflicts(entries, objectOf, mapped, current, context);
+}
+
+function identity(type: ImportObjectType, object: Obj): Pick<PlanEntry, "type" | "name" | "path"> {
+  if (type === "quota") return { type };
+  if (type === "folder") return { type, path: object.path as string[] };
+  return { type, name: String(object.name) };
+}
+
+const QUOTA_COUNTED: readonly { quotaType: string; type: ImportObjectType }[] = [
+  { quotaType: "CONNECTION", type: "connection" },
+  { quotaType: "SOURCE", type: "source" },
+];
+
+/** The entries with the conflicts that block an apply: each written object that cannot be written as the bundle says. */
+function withConflicts(entries: PlanEntry[], objectOf: ReadonlyMap<PlanEntry, Obj>, wanted: PlannedBundle, current: PlannedBundle, context: PlanContext): PlanEntry[] {
+  const writes = (e: PlanEntry) => e.status === "CAN_BE_CREATED" || e.status === "CAN_BE_UPDATED";
+  const groupNames = new Set([...wanted.groups, ...current.groups].map((g) => String(g.name)));
+  const deletedGroups = new Set(entries.filter((e) => e.type === "group" && e.status === "CAN_BE_DELETED").map((e) => e.name!));
+  const grantProblems = (grants: unknown): string[] =>
+    ((grants as { principalType: string; principalName: string }[] | undefined) ?? []).flatMap((g) => {
+      if (g.principalType === "USER" && !context.targetUsers.has(g.principalName)) return [`Grants to user '${g.principalName}', which the target account lacks (an import creates no users)`];
+      if (g.principalType === "GROUP" && (!groupNames.has(g.principalName) || deletedGroups.has(g.principalName))) {
+        return [`Grants to group '${g.principalName}', which neither the bundle nor the target account defines`];
+      }
+      return [];
+    });
+  const named = (section: keyof PlannedBundle) => new Set(listOf(wanted, section).concat(listOf(current, section)).map((o) => String(o.name)));
+  const connectionNames = named("connections");
+  const sourceNames = named("sources");
+  const currentConnections = new Map(current.connections.map((c) => [String(c.name), c]));
+
+  const quotaOf = (wanted.quota ?? current.quota) as { quotas?: { type: string; limit: number }[] } | undefined;
+  const overQuota = new Map<ImportObjectType, string>();
+  for (const { quotaType, type } of QUOTA_COUNTED) {
+    const limit = quotaOf?.quotas?.find((q) => q.type === quotaType)?.limit;
+    if (limit === undefined) continue;
+    const kept = entries.filter((e) => e.type === type && e.status !== "CAN_BE_DELETED").length;
+    const untouched = current[type === "connection" ? "connections" : "sources"].filter((o) => !entries.some((e) => e.type === type && e.name === o.name)).length;
+    if (kept + untouched > limit) overQuota.set(type, `The account would hold ${kept + untouched} objects of quota type ${quotaType}, over its limit of ${limit}`);
+  }
+
+  return entries.map((entry) => {
+    if (entry.status === "CAN_BE_DELETED" && context.unsupported?.has(entry.type)) {
+      return { ...entry, status: "CONFLICT", conflicts: [`This service cannot delete a ${entry.type} by import yet: delete it through its own endpoint`] };
+    }
+    if (!writes(entry)) return entry;
+    const object = objectOf.get(entry)!;
+    const problems: string[] = [];
+    if (context.unsupported?.has(entry.type)) problems.push(`This service cannot import a ${entry.type} yet: create or change it through its own endpoints`);
+    if (entry.status === "CAN_BE_CREATED" && overQuota.has(entry.type)) problems.push(overQuota.get(entry.type)!);
+    if (entry.type === "source") {
+      problems.push(...grantProblems(object.permissions));
+      if (object.connection !== undefined && !connectionNames.has(String(object.connection))) problems.push(`Its connection '${String(object.connection)}' is neither in the bundle nor in the target account`);
+    }
+    if (entry.type === "folder") problems.push(...grantProblems(object.permissions));
+    if (entry.type === "materializedView") {
+      if (object.source !== undefined && !sourceNames.has(String(object.source))) problems.push(`Its source '${String(object.source)}' is neither in the bundle nor in the target account`);
+    }
+    if (entry.type === "connection") {
+      const existing = currentConnections.get(entry.name!);
+      const existingKeys = new Set(((existing?.allParameters as { key: string }[] | undefined) ?? []).map((p) => p.key));
+      for (const p of (object.allParameters as { key: string; value?: string }[]) ?? []) {
+        if (p.value === undefined && !existingKeys.has(p.key)) problems.push(`Its secret parameter '${p.key}' needs a value: bundles carry none, and the target has none to keep`);
+      }
+    }
+    return problems.length === 0 ? entry : { ...entry, status: "CONFLICT", conflicts: problems };
+  });
+}
+
+const APPLIED: Partial<Record<ImportStatus, ImportStatus>> = { CAN_BE_CREATED: "CREATED", CAN_BE_UPDATED: "UPDATED", CAN_BE_REUSED: "REUSED", CAN_BE_DELETED: "DELETED" };
+
+/** The statuses of a plan once applied. */
+export function applied(entries: readonly PlanEntry[]): PlanEntry[] {
+  return entries.map((e) => ({ ...e, status: APPLIED[e.status] ?? e.status }));
+}
+
+export const hasConflicts = (entries: readonly PlanEntry[]) => entries.some((e) => e.status === "CONFLICT");

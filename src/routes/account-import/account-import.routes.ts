@@ -1,0 +1,30 @@
+import type { BodyCap } from "../../middleware/request-body";
+import { defineRoute, jsonBody, jsonContent } from "../../lib/openapi";
+import { AccountIdParamSchema } from "../account-members/account-members.schemas";
+import { AccountBundleSchema } from "../account-export/account-export.schemas";
+import { ImportPlanSchema, ImportQuerySchema } from "./account-import.schemas";
+
+/** A bundle carries datasets: as a dataset's write, MAX_DATASET_BYTES on top of the ordinary cap (documented with the default vars, for clients and the fuzz). */
+const bodyCap: BodyCap = (config) => config.maxDatasetBytes + config.maxBodyBytes;
+
+export const importAccount = defineRoute({
+  method: "post",
+  path: "/{accountId}/import",
+  tags: ["Accounts"],
+  summary: "Import a bundle (what the export answers) into the account: a plan with dryRun=true, else that plan applied atomically",
+  description:
+    "The bundle is matched against the account by type and name (a folder by path): each object is CAN_BE_CREATED, CAN_BE_UPDATED (with the " +
+    "members that change), UNCHANGED or CONFLICT; with prune=true, what the account holds and the bundle lacks is CAN_BE_DELETED. Without dryRun " +
+    "the plan is applied in one D1 batch (every object or none) and answered with CREATED, UPDATED, DELETED; a plan with a CONFLICT is refused " +
+    "with 409 naming each. Users are never created; secrets are kept from the account's own connections. See docs/account-export.md.",
+  access: { kind: "accountAdmin" },
+  bodyCap,
+  "x-max-body-bytes": 5_242_880 + 1_048_576,
+  errors: ["NOT_FOUND", "IMPORT_CONFLICT", "CONCURRENT_UPDATE"],
+  request: {
+    params: AccountIdParamSchema,
+    query: ImportQuerySchema,
+    body: jsonBody(AccountBundleSchema, "A bundle, as GET /api/accounts/{accountId}/export answers it"),
+  },
+  responses: { 200: jsonContent(ImportPlanSchema, "The plan (dry run) or the plan as applied") },
+});

@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createCalendar, fiscalCalendar, monthShiftCalendar } from "./calendar-helpers";
+import { as, call, createAccount, createGroup, createUser, SUPERVISOR, unique, type TestUser } from "./helpers";
+import { createSource, nativeField } from "./source-helpers";
+
+/**
+ * POST /api/accounts/{accountId}/import (docs/account-export.md): a bundle exported from one
+ * account, planned and applied into another; applied again, unchanged.
+ */
+let source: { id: string; name: string };
+let admin: TestUser;
+let group: { id: string; name: string };
+
+const exportOf = async (id: string) => {
+  const res = await call("GET", `/api/accounts/${id}/export`);
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+};
+const importInto = (id: string, bundle: unknown, query = "", who: TestUser | typeof SUPERVISOR = SUPERVISOR) =>
+  call("POST", `/api/accounts/${id}/import${query}`, { as: "id" in who ? as(who) : who, body: bundle });
+/** What an import into another account of this deployment keeps: not the name, nor users (never created), nor owners (then the importer). */
+const withoutUsersAndName = (bundle: any) => ({ ...bundle, account: undefined, users: undefined, sources: bundle.sources.map(({ owner: _o, ...s }: any) => s) });
+
+beforeAll(async () => {
+  source = await createAccount(unique("ImportFrom"));
+  admin = await createUser(source.id, { groups: ["Users", "Administrators"] });
+  group = await createGroup(source.id, unique("Analysts"), ["ROLE_EDIT_FORMULAS"]);
+  expect((await call("PUT", "/api/quota", { body: { accountId: source.id, quotas: [{ type: "SOURCE", limit: 50 }] } })).status).toBe(201);
+  await createCalendar(admin, fiscalCalendar(unique("Retail 4-4-5")));
+  await createCalendar(admin, monthShiftCalendar(unique("Shifted")));
+  const s = await createSource(admin, { name: "Orders", fields: [nativeField("amount", { dataType: "NUMBER" }), nativeField("city", { dataType: "TEXT" })] });
+  expect((await call("PUT", `/api/sources/${s.id}/custom-metrics/revenue`, { as: as(admin), body: { expression: "sum(amount)" } })).status).toBe(201);
+  const grants = [{ principalType: "GROUP", principalId: group.id, permission: "READ" }];
+  expect((await call("PUT", `/api/sources/${s.id}/permissions`, { as: as(admin), body: { content: grants } })).status).toBe(200);
+  const dataset = await call("POST", "/api/json-datasets", { as: as(admin), body: { name: "Flights", data: { records: [{ carrier: "LH", price: 120.5 }] } } });
+  expect(dataset.status, dataset.text).toBe(201);
+}, 120_000);
+
+describe("whole-account import", () => {
+  it("plans, applies atomically, re-applies unchanged, and round-trips through the export", async () => {
+    const bundle = await exportOf(source.id);
+    const target = await createAccount(unique("ImportTo"));
+    const dry = await importInto(target.id, bundle, "?dryRun=true");
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.json.dryRun).toBe(true);
+    const byType = (entries: any[], status: string) => entries.filter((e) => e.status === status).map((e) => `${e.type}:${e.name ?? ""}`).sort();
+    expect(byType(dry.json.entries, "CAN_BE_CREATED")).toEqual(
+      [`group:${group.name}`, "quota:", ...bundle.calendars.map((c: any) => `calendar:${c.name}`), "source:Orders", "jsonDataset:Flights"].sort(),
+    );
+    // The built-in groups exist in every account, as the bundle has them.
+    expect(byType(dry.json.entries, "UNCHANGED")).toEqual(["group:Administrators", "group:Users"]);
+    expect(await exportOf(target.id)).toMatchObject({ sources: [], jsonDatasets: [] });
+
+    const done = await importInto(target.id, bundle);
+    expect(done.status, done.text).toBe(200);
+    expect(byType(done.json.entries, "CREATED")).toEqual(byType(dry.json.entries, "CAN_BE_CREATED"));
+    expect(withoutUsersAndName(await exportOf(target.id))).toEqual(withoutUsersAndName(bundle));
+
+    const again = await importInto(target.id, bundle);
+    expect(again.status, again.text).toBe(200);
+    expect(again.json.entries.every((e: any) => e.status === "UNCHANGED")).toBe(true);
+    const events = await call("GET", `/api/audit-events?accountId=${target.id}`);
+    expect(events.status).toBe(200);
+  });
+
+  it("answers an update with the members that change, and prunes what the bundle lacks", async () => {
+    const target = await createAccount(unique("ImportUpd"));
+    const bundle = await exportOf(source.id);
+    expect((await importInto(target.id, bundle)).status).toBe(200);
+    const changed = structuredClone(bundle);
+    changed.groups.find((g: any) => g.name === group.name).privileges = ["ROLE_EDIT_FORMULAS", "ROLE_CREATE_SOURCES"].sort();
+    changed.jsonDatasets = [];
+    const dry = await importInto(target.id, changed, "?dryRun=true&prune=true");
+    expect(dry.status, dry.text).toBe(200);
+    const update = dry.json.entries.find((e: any) => e.type === "group" && e.name === group.name);
+    expect(update).toMatchObject({ status: "CAN_BE_UPDATED", changes: [{ member: "privileges", before: ["ROLE_EDIT_FORMULAS"], after: changed.groups.find((g: any) => g.name === group.name).privileges }] });
+    expect(dry.json.entries.find((e: any) => e.type === "jsonDataset")).toEqual({ type: "jsonDataset", name: "Flights", status: "CAN_BE_DELETED" });
+    const done = await importInto(target.id, changed, "?prune=true");
+    expect(done.status, done.text).toBe(200);
+    expect((await exportOf(target.id)).jsonDatasets).toEqual([]);
+  });
+
+  it("refuses a bundle with a conflict (409, nothing written), and a wrong formatVersion or unknown member (400)", async () => {
+    const target = await createAccount(unique("ImportConf"));
+    const bundle = await exportOf(source.id);
+    bundle.groups = bundle.groups.filter((g: any) => g.name !== group.name);
+    const dry = await importInto(target.id, bundle, "?dryRun=true");
+    expect(dry.status).toBe(200);
+    expect(dry.json.entries.find((e: any) => e.type === "source")).toMatchObject({ status: "CONFLICT", conflicts: [expect.stringContaining(group.name)] });
+    const refused = await importInto(target.id, bundle);
+    expect(refused.status).toBe(409);
+    expect(refused.json.errorCode).toBe("IMPORT_CONFLICT");
+    expect((await exportOf(target.id)).jsonDatasets).toEqual([]);
+    expect((await importInto(target.id, { ...bundle, formatVersion: 2 })).status).toBe(400);
+    const unknown = await importInto(target.id, { ...bundle, extra: 1 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain("extra");
+  });
+
+  it("fails the batch as a whole when a name is taken concurrently, and two simultaneous imports write one plan", async () => {
+    const bundle = await exportOf(source.id);
+    const target = await createAccount(unique("ImportRace"));
+    const [a, b] = await Promise.all([importInto(target.id, bundle), importInto(target.id, bundle)]);
+    expect([a.status, b.status]).toContain(200);
+    for (const r of [a, b]) expect([200, 409]).toContain(r.status);
+    expect(withoutUsersAndName(await exportOf(target.id))).toEqual(withoutUsersAndName(bundle));
+  });
+
+  it("is the supervisor's or an administrator's of the account; another account's id is a 404", async () => {
+    const bundle = await exportOf(source.id);
+    const other = await createAccount(unique("ImportOther"));
+    expect((await importInto(other.id, bundle, "?dryRun=true", admin)).status).toBe(404);
+    const plain = await createUser(source.id);
+    expect((await importInto(source.id, bundle, "?dryRun=true", plain)).status).toBe(403);
+    const own = await importInto(source.id, bundle, "?dryRun=true", admin);
+    expect(own.status, own.text).toBe(200);
+    expect(own.json.entries.every((e: any) => e.status === "UNCHANGED")).toBe(true);
+  });
+});
