@@ -8,7 +8,7 @@ import { createOrdersSource, createView, viewBody } from "./materialized-view-he
 import { derivedField } from "./source-helpers";
 
 /**
- * GET /api/accounts/{accountId}/export (docs/account-export.md): an account with at least one
+ * GET /api/accounts/{accountId}/export (docs/export-import.md): an account with at least one
  * object of every kind, made through the API, exported.
  */
 let account: { id: string; name: string };

@@ -4,7 +4,7 @@ import { as, call, createAccount, createGroup, createUser, SUPERVISOR, unique, t
 import { createSource, nativeField } from "./source-helpers";
 
 /**
- * POST /api/accounts/{accountId}/import (docs/account-export.md): a bundle exported from one
+ * POST /api/accounts/{accountId}/import (docs/export-import.md): a bundle exported from one
  * account, planned and applied into another; applied again, unchanged.
  */
 let source: { id: string; name: string };

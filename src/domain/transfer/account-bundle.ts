@@ -1,5 +1,5 @@
 /**
- * The whole-account bundle (GET /api/accounts/{accountId}/export, docs/account-export.md): the
+ * The whole-account bundle (GET /api/accounts/{accountId}/export, docs/export-import.md): the
  * rules that make it mean the same anywhere and come out byte for byte the same twice. No
  * database or HTTP here: the handler reads the rows and passes them in.
  */

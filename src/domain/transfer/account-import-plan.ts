@@ -1,5 +1,5 @@
 /**
- * The plan of a whole-account import (POST /api/accounts/{accountId}/import, docs/account-export.md):
+ * The plan of a whole-account import (POST /api/accounts/{accountId}/import, docs/export-import.md):
  * a pure function of the bundle received and the target's own bundle, built by the export's code
  * from the target's rows. Objects are matched by type and name (a folder by its path) and compared
  * as canonical JSON, so an import of what the target already holds is UNCHANGED throughout. No

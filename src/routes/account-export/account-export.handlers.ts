@@ -7,7 +7,7 @@ import { bundleOf, readAccountState } from "./account-state";
 import type * as routes from "./account-export.routes";
 
 /**
- * GET /api/accounts/{accountId}/export (docs/account-export.md): every read in one batch (one
+ * GET /api/accounts/{accountId}/export (docs/export-import.md): every read in one batch (one
  * round trip), every id turned into the name or path of what it names, serialized once as
  * canonical JSON so that an unchanged account gives the same bytes (and so the same ETag).
  */

@@ -11,7 +11,7 @@ export const exportAccount = defineRoute({
     "Groups, users (named, never their passwords), quota, connections (secret parameters never in clear), calendars, sources with their fields, " +
     "custom metrics, security and permissions, JSON datasets with their data, folders with their ACLs and items, materialized views. References are " +
     "names or paths, never ids; the same account exported twice with no change in between gives identical bytes (and ETag). One round trip. " +
-    "See docs/account-export.md.",
+    "See docs/export-import.md.",
   access: { kind: "accountAdmin" },
   errors: ["NOT_FOUND"],
   request: { params: AccountIdParamSchema },

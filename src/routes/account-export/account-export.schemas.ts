@@ -3,7 +3,7 @@ import { ACCOUNT_BUNDLE_FORMAT_VERSION, ACCOUNT_BUNDLE_SERVICE } from "../../dom
 import { QuotaTypeSchema } from "../quotas/quotas.schemas";
 
 /**
- * The whole-account bundle (docs/account-export.md). Each object is the API's own representation
+ * The whole-account bundle (docs/export-import.md). Each object is the API's own representation
  * of it less ids, account ids, revisions, audit members and what the service derives; each
  * reference is a name (a folder's, a path of names). Members that are null are left out.
  * Free-form parts (a field's or metric's members, a view's definition) are those of their own

@@ -23,7 +23,7 @@ const UNSUPPORTED = new Set<ImportObjectType>(["connection", "folder", "material
 type Obj = Record<string, unknown>;
 
 /**
- * POST /api/accounts/{accountId}/import (docs/account-export.md): one read batch (the export's,
+ * POST /api/accounts/{accountId}/import (docs/export-import.md): one read batch (the export's,
  * for the target's bundle, ids and revisions), the plan (a pure function), then, unless a dry run,
  * one write batch applying it: every object or none. Each existing row it changes or deletes is
  * guarded by the revision read, so a concurrent change fails the batch (409, nothing written).

@@ -16,7 +16,7 @@ export const importAccount = defineRoute({
     "The bundle is matched against the account by type and name (a folder by path): each object is CAN_BE_CREATED, CAN_BE_UPDATED (with the " +
     "members that change), UNCHANGED or CONFLICT; with prune=true, what the account holds and the bundle lacks is CAN_BE_DELETED. Without dryRun " +
     "the plan is applied in one D1 batch (every object or none) and answered with CREATED, UPDATED, DELETED; a plan with a CONFLICT is refused " +
-    "with 409 naming each. Users are never created; secrets are kept from the account's own connections. See docs/account-export.md.",
+    "with 409 naming each. Users are never created; secrets are kept from the account's own connections. See docs/export-import.md.",
   access: { kind: "accountAdmin" },
   bodyCap,
   "x-max-body-bytes": 5_242_880 + 1_048_576,
