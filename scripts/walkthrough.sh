@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
-# The README's walk-through: every resource of the API, one call at a time, against `npm start`
-# (and `npm run demo:postgres` for the connection). Each call prints its status and a short view of
-# its answer, and stops the script if the status is not the one expected; ids are kept in shell
-# variables. CI runs it twice (scripts/ci-walkthrough.mjs); it deletes what it made at the end, so it
-# can run again at once. Needs curl and jq.
+# The README's walk-through (README, "Walk-through"): every resource of the API, one call at a time,
+# against `npm start` and `npm run demo:postgres`; ids are kept in shell variables. Needs curl and jq.
 #   API=http://127.0.0.1:8787/api SUPERVISOR=supervisor:change-me-supervisor scripts/walkthrough.sh
 set -euo pipefail
 API=${API:-http://127.0.0.1:8787/api}
@@ -74,6 +71,13 @@ call 201 -u "$ALICE" -H "$J" -d '{"name":"Flights","fields":[
   {"name":"price","origin":{"type":"NATIVE","nativeOrigin":{"originalName":"price","originalType":"DECIMAL(10,2)"}}},
   {"name":"seats","origin":{"type":"NATIVE","nativeOrigin":{"originalName":"seats","originalType":"INT"}}}]}' "$API/sources"
 FLIGHTS_ID=$(field .id)
+say "Export and import: Acme as one bundle (names, not ids); its import into a new account planned (dry run), applied, applied again."
+call 200 -u "$SUPERVISOR" "$API/accounts/$ACCOUNT_ID/export"; BUNDLE=$BODY
+call 201 -u "$SUPERVISOR" -H "$J" -d '{"name":"Acme Staging"}' "$API/accounts"; STAGING_ID=$(field .id)
+for RUN in '?dryRun=true' '' ''; do
+  call 200 -u "$SUPERVISOR" -H "$J" --data-binary "$BUNDLE" "$API/accounts/$STAGING_ID/import$RUN"; field '.entries[] | "    \(.status) \(.type) \(.name // (.path // [] | join("/")))"'
+done
+expect 'all(.entries[]; .status == "UNCHANGED")'
 say "Fields: E13 reads one; a derived field is typed from its expression (NUMBER)."
 call 200 -u "$ALICE" "$API/sources/$FLIGHTS_ID/fields/price"
 call 201 -u "$ALICE" -H "$J" -d '{"name":"price_with_tax","origin":{"type":"DERIVED","derivedOrigin":{"expression":"price * 1.2"}}}' \
@@ -198,8 +202,8 @@ NEW_SECRET=$(field .client_secret)
 call 200 -u "$CLIENT_ID:$CLIENT_SECRET" -H "$J" -d '{"username":"carol","account":"Acme"}' "$API/trusted-access/pull/tokens"
 call 200 -u "$CLIENT_ID:$NEW_SECRET" -H "$J" -d '{"username":"carol","account":"Acme"}' "$API/trusted-access/pull/tokens"
 
-say "Clean up: the client, then the account (and everything in it)."
+say "Clean up: the client, then the accounts (and everything in them)."
 call 204 -u "$SUPERVISOR" -X DELETE "$API/trusted-access/clients/$CLIENT_ID"
-call 204 -u "$SUPERVISOR" -X DELETE "$API/accounts/$ACCOUNT_ID"
+for ID in "$STAGING_ID" "$ACCOUNT_ID"; do call 204 -u "$SUPERVISOR" -X DELETE "$API/accounts/$ID"; done
 call 404 -u "$SUPERVISOR" "$API/accounts/name/Acme"
 printf '\nWalk-through done.\n'
