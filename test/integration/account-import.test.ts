@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCalendar, fiscalCalendar, monthShiftCalendar } from "./calendar-helpers";
 import { as, call, createAccount, createGroup, createUser, SUPERVISOR, unique, type TestUser } from "./helpers";
-import { createSource, nativeField } from "./source-helpers";
+import { createSource, derivedField, hierarchyField, nativeField } from "./source-helpers";
 
 /**
  * POST /api/accounts/{accountId}/import (docs/export-import.md): a bundle exported from one
@@ -26,9 +26,17 @@ beforeAll(async () => {
   admin = await createUser(source.id, { groups: ["Users", "Administrators"] });
   group = await createGroup(source.id, unique("Analysts"), ["ROLE_EDIT_FORMULAS"]);
   expect((await call("PUT", "/api/quota", { body: { accountId: source.id, quotas: [{ type: "SOURCE", limit: 50 }] } })).status).toBe(201);
-  await createCalendar(admin, fiscalCalendar(unique("Retail 4-4-5")));
+  const retail = await createCalendar(admin, fiscalCalendar(unique("Retail 4-4-5")));
   await createCalendar(admin, monthShiftCalendar(unique("Shifted")));
-  const s = await createSource(admin, { name: "Orders", fields: [nativeField("amount", { dataType: "NUMBER" }), nativeField("city", { dataType: "TEXT" })] });
+  const s = await createSource(admin, {
+    name: "Orders",
+    fields: [nativeField("amount", { dataType: "NUMBER" }), nativeField("city", { dataType: "TEXT" }), nativeField("country", { dataType: "TEXT" })],
+  });
+  // A derived field on a stored calendar (named in the bundle, its id rewritten on import), and a hierarchy.
+  for (const field of [derivedField("amount_x2", "amount * 2", {}, { calendarId: retail.id }), hierarchyField("geography", "city", "country")]) {
+    const res = await call("POST", `/api/sources/${s.id}/fields`, { as: as(admin), body: field });
+    expect(res.status, res.text).toBe(201);
+  }
   expect((await call("PUT", `/api/sources/${s.id}/custom-metrics/revenue`, { as: as(admin), body: { expression: "sum(amount)" } })).status).toBe(201);
   const grants = [{ principalType: "GROUP", principalId: group.id, permission: "READ" }];
   expect((await call("PUT", `/api/sources/${s.id}/permissions`, { as: as(admin), body: { content: grants } })).status).toBe(200);
@@ -62,6 +70,33 @@ describe("whole-account import", () => {
     const events = await call("GET", `/api/audit-events?accountId=${target.id}`);
     expect(events.status).toBe(200);
   });
+
+  it("writes a derived field's calendar as the target's and its references, so the target's endpoints see them used", async () => {
+    const bundle = await exportOf(source.id);
+    const derived = bundle.sources[0].fields.find((f: any) => f.name === "amount_x2");
+    expect(derived.origin.derivedOrigin).toMatchObject({ calendarName: expect.stringMatching(/^Retail 4-4-5/) });
+    const target = await createAccount(unique("ImportTo"));
+    const done = await importInto(target.id, bundle);
+    expect(done.status, done.text).toBe(200);
+    const targetAdmin = await createUser(target.id, { groups: ["Users", "Administrators"] });
+    const calendarsOfTarget = (await call("GET", "/api/calendars", { as: as(targetAdmin) })).json;
+    const retail = (calendarsOfTarget.content ?? calendarsOfTarget).find((k: any) => k.name === derived.origin.derivedOrigin.calendarName);
+    const sourceId = done.json.entries.find((e: any) => e.type === "source").id ?? (await call("GET", "/api/sources", { as: as(targetAdmin) })).json.content[0].id;
+    const field = await call("GET", `/api/sources/${sourceId}/fields/amount_x2`, { as: as(targetAdmin) });
+    expect(field.json.origin.derivedOrigin.calendarId).toBe(retail.id);
+    // Its references were written: what it uses cannot be deleted, nor the calendar.
+    expect((await call("DELETE", `/api/sources/${sourceId}/fields/amount`, { as: as(targetAdmin) })).status).toBe(400);
+    expect((await call("DELETE", `/api/sources/${sourceId}/fields/city`, { as: as(targetAdmin) })).status).toBe(400);
+    expect((await call("DELETE", `/api/calendars/${retail.id}`, { as: as(targetAdmin) })).status).toBe(400);
+    // A derived field naming a calendar neither side has is a conflict, nothing written.
+    const broken = structuredClone(bundle);
+    broken.calendars = [];
+    const other = await createAccount(unique("ImportTo"));
+    const refused = await importInto(other.id, broken);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.errorCode).toBe("IMPORT_CONFLICT");
+    expect(refused.text).toContain("calendars neither the bundle nor the account has");
+  }, 60_000);
 
   it("answers an update with the members that change, and prunes what the bundle lacks", async () => {
     const target = await createAccount(unique("ImportUpd"));

@@ -6,6 +6,7 @@ import { calendarLimitGuard } from "../../db/calendars";
 import { scopeOf } from "../../db/scope";
 import { replaceReferences } from "../../db/source-items";
 import { namesIn, parseExpression } from "../../domain/expression";
+import { checkBundledItems, type BundledField, type BundledMetric } from "../../domain/source-bundle";
 import { calendars, groups, jsonDatasets, quotaLimits, quotas, sourceItems, sourcePermissions, sources } from "../../db/schema";
 import type { AuditChange, AuditRecord } from "../../domain/audit/event";
 import { applied, hasConflicts, keyOf, planImport, type ImportObjectType, type MemberChange, type PlanEntry, type PlannedBundle } from "../../domain/transfer/account-import-plan";
@@ -46,7 +47,7 @@ export const importAccount: AppRouteHandler<typeof routes.importAccount> = async
   const targetUsers = new Set(state.userRows.map((u) => u.name));
   const importer = principal.kind === "user" && targetUsers.has(principal.name) ? principal.name : undefined;
   let entries = planImport(wanted, current, { prune, targetUsers, importer, unsupported: UNSUPPORTED });
-  entries = entries.map((e) => withWriteRules(e, principal, wanted));
+  entries = entries.map((e) => withWriteRules(e, principal, wanted, state));
   const users = wanted.users.map((u) => {
     const mappedTo = targetUsers.has(u.name) ? u.name : importer;
     return mappedTo === undefined ? { name: u.name } : { name: u.name, mappedTo };
@@ -77,19 +78,22 @@ export const importAccount: AppRouteHandler<typeof routes.importAccount> = async
 
 /**
  * Rules of this service rather than of the bundle: only the supervisor sets an account's quota
- * (PUT /api/quota is the supervisor's); a source's fields are imported when NATIVE (derived and
- * hierarchy fields, whose references and calendars need the field endpoints' checks, are not yet).
+ * (PUT /api/quota is the supervisor's); a source's fields and metrics must hold together (each
+ * derived field, hierarchy and metric checked against what it uses, no cycle), and a derived
+ * field's calendar must be the bundle's or the account's.
  */
-function withWriteRules(entry: PlanEntry, principal: Principal, wanted: PlannedBundle): PlanEntry {
+function withWriteRules(entry: PlanEntry, principal: Principal, wanted: PlannedBundle, state: AccountState): PlanEntry {
   const writes = entry.status === "CAN_BE_CREATED" || entry.status === "CAN_BE_UPDATED" || entry.status === "CAN_BE_DELETED";
   const conflict = (why: string): PlanEntry => ({ ...entry, status: "CONFLICT", conflicts: [...(entry.conflicts ?? []), why] });
   if (entry.type === "quota" && writes && principal.kind !== "supervisor") return conflict("Only the supervisor sets or removes an account's quota");
   if (entry.type === "source" && (entry.status === "CAN_BE_CREATED" || entry.status === "CAN_BE_UPDATED")) {
     const source = wanted.sources.find((s) => s.name === entry.name)!;
-    const derived = (source.fields as { name: string; origin?: { type?: string } }[]).filter((f) => f.origin?.type !== undefined && f.origin.type !== "NATIVE");
-    if (derived.length > 0) return conflict(`This service cannot import fields other than NATIVE yet: ${derived.map((f) => `'${f.name}'`).join(", ")}`);
-    const unparsed = (source.customMetrics as { name: string; expression?: string }[]).filter((m) => !parseExpression(String(m.expression ?? "")).ok);
-    if (unparsed.length > 0) return conflict(`Custom metrics whose expression does not parse: ${unparsed.map((m) => `'${m.name}'`).join(", ")}`);
+    // The fields and metrics as one set, as the field and metric endpoints would check them one by one.
+    const { problems } = checkBundledItems(source.fields as unknown as BundledField[], source.customMetrics as unknown as BundledMetric[]);
+    if (problems.length > 0) return conflict(`Its fields and custom metrics do not hold together: ${problems.map((p) => `${p.member}: ${p.message}`).join("; ")}`);
+    const calendarsKnown = new Set([...state.calendarRows.map((r) => r.name), ...wanted.calendars.map((k) => String(k.name))]);
+    const missing = (source.fields as Obj[]).map(calendarNameOf).filter((name): name is string => name !== undefined && !calendarsKnown.has(name));
+    if (missing.length > 0) return conflict(`Derived fields name calendars neither the bundle nor the account has: ${[...new Set(missing)].map((n) => `'${n}'`).join(", ")}`);
   }
   return entry;
 }
@@ -102,6 +106,8 @@ const auditChange = (ch: MemberChange): AuditChange =>
 class Writer {
   readonly #groupIds: Map<string, string>;
   readonly #userIds: Map<string, string>;
+  /** Calendars by name: the account's, and those this import creates (written before the sources that use them). */
+  readonly #calendarIds: Map<string, string>;
   readonly #out: BatchItem<"sqlite">[] = [];
   readonly #accountId: string;
 
@@ -116,6 +122,7 @@ class Writer {
     this.#accountId = accountId;
     this.#groupIds = new Map(state.groupRows.map((g) => [g.name, g.id]));
     this.#userIds = new Map(state.userRows.map((u) => [u.name, u.id]));
+    this.#calendarIds = new Map(state.calendarRows.map((r) => [r.name, r.id]));
   }
 
   statements(entries: readonly PlanEntry[], record: (r: AuditRecord) => void): BatchItem<"sqlite">[] {
@@ -134,6 +141,15 @@ class Writer {
     const section = { group: "groups", quota: "quota", calendar: "calendars", source: "sources", jsonDataset: "jsonDatasets" }[entry.type as string] as keyof PlannedBundle;
     const list = ([] as Obj[]).concat((this.wanted[section] as Obj | Obj[] | undefined) ?? []);
     return list.find((o) => keyOf(entry.type, o) === keyOf(entry.type, { name: entry.name, path: entry.path }));
+  }
+
+  /** A bundled field's body as stored: its calendar by id (the bundle names it). */
+  #withCalendarId(body: Obj): Obj {
+    const name = calendarNameOf(body);
+    if (name === undefined) return body;
+    const origin = body.origin as Obj & { derivedOrigin: Obj };
+    const { calendarName: _name, ...derived } = origin.derivedOrigin;
+    return { ...body, origin: { ...origin, derivedOrigin: { ...derived, calendarId: this.#calendarIds.get(name)! } } };
   }
 
   #push(...statements: BatchItem<"sqlite">[]) {
@@ -194,6 +210,7 @@ class Writer {
           return row.id;
         }
         const id = crypto.randomUUID();
+        this.#calendarIds.set(String(object!.name), id);
         this.#push(calendarLimitGuard(db, accountId), db.insert(calendars).values({ id, revision: newRevision(), accountId, name: String(object!.name), ...definition, createdByUserName: this.principal.name, ...created }));
         return id;
       }
@@ -263,10 +280,18 @@ class Writer {
         ...(o.customMetrics as Obj[]).map((f) => ({ kind: "METRIC", f })),
       ].map(({ kind, f }) => {
         const { dataType, ...body } = f;
-        return { id: crypto.randomUUID(), revision: newRevision(), sourceId: id, accountId, kind, name: String(f.name), dataType: String(dataType), body, ...created };
+        return { id: crypto.randomUUID(), revision: newRevision(), sourceId: id, accountId, kind, name: String(f.name), dataType: String(dataType), body: this.#withCalendarId(body), ...created };
       });
       // source_items has 13 columns: 7 rows keep an INSERT under D1's 100 bound parameters.
       for (let i = 0; i < items.length; i += 7) this.#push(db.insert(sourceItems).values(items.slice(i, i + 7)));
+      // A derived field's and a hierarchy's references (and a derived field's calendar), as the field endpoints keep them.
+      for (const f of o.fields as Obj[]) {
+        const uses = fieldUses(f);
+        if (!uses) continue;
+        const calendarName = calendarNameOf(f);
+        const calendarId = calendarName === undefined ? null : this.#calendarIds.get(calendarName)!;
+        this.#push(...replaceReferences(db, { sourceId: id, accountId, userName: String(f.name), userKind: uses.kind, usedNames: uses.names, calendarId }));
+      }
       // A metric's references (the items its expression names), as the metric endpoints keep them.
       for (const m of o.customMetrics as { name: string; expression: string }[]) {
         const parsed = parseExpression(m.expression);
@@ -283,4 +308,24 @@ class Writer {
     }
     return id;
   }
+}
+
+/** The stored calendar a bundled derived field names, if any (the built-in one keeps its id and is not named). */
+function calendarNameOf(field: Obj): string | undefined {
+  const origin = field.origin as { type?: string; derivedOrigin?: { calendarName?: unknown } } | undefined;
+  return origin?.type === "DERIVED" && typeof origin.derivedOrigin?.calendarName === "string" ? origin.derivedOrigin.calendarName : undefined;
+}
+
+/** What a derived field or a hierarchy uses, as its reference rows name it; undefined for a native field. */
+function fieldUses(field: Obj): { kind: "DERIVED_FIELD" | "HIERARCHY"; names: string[] } | undefined {
+  const origin = field.origin as
+    | { type: "DERIVED"; derivedOrigin: { referencedFieldNames?: string[] } }
+    | { type: "HIERARCHY"; hierarchyOrigin: { childParent: { childField: string; parentField: string }; labelField?: string } }
+    | { type: "NATIVE" };
+  if (origin.type === "DERIVED") return { kind: "DERIVED_FIELD", names: origin.derivedOrigin.referencedFieldNames ?? [] };
+  if (origin.type === "HIERARCHY") {
+    const { childParent, labelField } = origin.hierarchyOrigin;
+    return { kind: "HIERARCHY", names: [childParent.childField, childParent.parentField, ...(labelField ? [labelField] : [])] };
+  }
+  return undefined;
 }
