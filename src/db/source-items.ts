@@ -14,6 +14,16 @@ import { calendarReferences, sourceItems, sourceReferences } from "./schema";
 export type ItemKind = "FIELD" | "METRIC";
 export type ReferenceKind = "DERIVED_FIELD" | "CUSTOM_METRIC" | "HIERARCHY";
 
+// source_items has 13 columns: 7 rows keep an INSERT under D1's 100 bound parameters.
+const ITEM_ROWS_PER_INSERT = 7;
+
+/** The INSERTs of a source's new item rows, as many as D1's 100 bound parameters per statement need. */
+export function insertItems(db: Database, items: (typeof sourceItems.$inferInsert)[]): BatchItem<"sqlite">[] {
+  const statements: BatchItem<"sqlite">[] = [];
+  for (let i = 0; i < items.length; i += ITEM_ROWS_PER_INSERT) statements.push(db.insert(sourceItems).values(items.slice(i, i + ITEM_ROWS_PER_INSERT)));
+  return statements;
+}
+
 export function selectItemsByName(db: Database, sourceId: string, names: readonly string[]) {
   // json_each keeps the statement at one bound parameter however many names there are.
   return db

@@ -32,6 +32,7 @@ import {
 } from "../../domain/transfer/account-bundle";
 import type { Database } from "../../db/client";
 import type { AccountScope } from "../../db/scope";
+import { securityOf } from "../sources/sources.model";
 import { secretKeysTest } from "../connections/connections.model";
 
 /**
@@ -136,7 +137,7 @@ export function bundleOf(state: AccountState) {
       features: s.features,
       enabled: s.enabled,
       owner: userName(s.ownerUserId),
-      security: { fieldsSecurity: { enabled: s.fieldsSecurityEnabled }, customMetricsSecurity: { enabled: s.customMetricsSecurityEnabled } },
+      security: securityOf(s),
       permissions: sortedBy(grantsOf(grantRows.filter((g) => g.sourceId === s.id)), (g) => [g.principalType, g.principalName]).map((g) => ({
         principalType: g.principalType,
         principalName: g.principalName,

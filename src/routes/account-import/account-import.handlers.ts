@@ -4,7 +4,7 @@ import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guar
 import { createDatasetStatements, newDataVersion, replaceDataStatements } from "../../db/json-datasets";
 import { calendarLimitGuard } from "../../db/calendars";
 import { scopeOf } from "../../db/scope";
-import { replaceReferences } from "../../db/source-items";
+import { insertItems, replaceReferences } from "../../db/source-items";
 import { namesIn, parseExpression } from "../../domain/expression";
 import { checkBundledItems, type BundledField, type BundledMetric } from "../../domain/source-bundle";
 import { calendars, groups, jsonDatasets, quotaLimits, quotas, sourceItems, sourcePermissions, sources } from "../../db/schema";
@@ -282,8 +282,7 @@ class Writer {
         const { dataType, ...body } = f;
         return { id: crypto.randomUUID(), revision: newRevision(), sourceId: id, accountId, kind, name: String(f.name), dataType: String(dataType), body: this.#withCalendarId(body), ...created };
       });
-      // source_items has 13 columns: 7 rows keep an INSERT under D1's 100 bound parameters.
-      for (let i = 0; i < items.length; i += 7) this.#push(db.insert(sourceItems).values(items.slice(i, i + 7)));
+      this.#push(...insertItems(db, items));
       // A derived field's and a hierarchy's references (and a derived field's calendar), as the field endpoints keep them.
       for (const f of o.fields as Obj[]) {
         const uses = fieldUses(f);

@@ -20,6 +20,7 @@ import type { AppEnv } from "../../lib/types";
 import { effectiveValues, parameterProblems, parametersToStore, secretKeysTest, toConnection, type GivenParameter } from "../connections/connections.model";
 import { connectionSecrets } from "../connections/secrets";
 import { openSealedSecrets, passphraseOf, sealSecrets } from "./sealed-secrets";
+import { securityOf } from "../sources/sources.model";
 import { metricBody, toMetric, VOLUME_METRIC } from "../custom-metrics/metrics.model";
 import { buildField, chooseFieldName, toField, type StoredOrigin } from "../source-fields/fields.model";
 import type { FieldInput } from "../source-fields/fields.schemas";
@@ -38,10 +39,6 @@ const bundled = (o: Record<string, unknown>) => Object.fromEntries(Object.entrie
 const userOf = (c: Context<AppEnv>) => c.get("principal") as UserPrincipal;
 
 type SourceRow = typeof sources.$inferSelect;
-const securityOf = (row: Pick<SourceRow, "fieldsSecurityEnabled" | "customMetricsSecurityEnabled">) => ({
-  fieldsSecurity: { enabled: row.fieldsSecurityEnabled },
-  customMetricsSecurity: { enabled: row.customMetricsSecurityEnabled },
-});
 const definitionOf = (row: SourceRow) => ({
   id: row.id,
   name: row.name,

@@ -5,7 +5,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { asViewUsages, selectViewsOfSource } from "../../db/materialized-views";
 import { loadSource, readableBy, requireSource, selectSourceWithAccess } from "../../db/source-access";
-import { inUse } from "../../db/source-items";
+import { insertItems, inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
@@ -23,6 +23,7 @@ import { buildField, chooseFieldName, nativeDataType } from "../source-fields/fi
 import { nativeFieldsOfTable } from "../data-entities/table-fields";
 import { FieldCreateSchema, type FieldInput } from "../source-fields/fields.schemas";
 import type { SourceCreate } from "./sources.schemas";
+import { securityOf } from "./sources.model";
 import type * as routes from "./sources.routes";
 
 type SourceRow = typeof sources.$inferSelect;
@@ -42,9 +43,6 @@ function toSource(row: SourceRow) {
 }
 
 const nameTaken = (name: string) => duplicated(`A source named '${name}' already exists in the account`);
-
-// source_items has 13 columns: 7 rows keep an INSERT under D1's 100 bound parameters.
-const ITEM_ROWS_PER_INSERT = 7;
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
@@ -158,9 +156,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     ...(source.connectionId === null ? [] : [refuseUnlessConnectionExists(db, accountId, source.connectionId)]),
     db.insert(sources).values(source),
   ];
-  for (let i = 0; i < items.length; i += ITEM_ROWS_PER_INSERT) {
-    statements.push(db.insert(sourceItems).values(items.slice(i, i + ITEM_ROWS_PER_INSERT)));
-  }
+  statements.push(...insertItems(db, items));
   // Its inline fields are part of the source's create: one event.
   c.get("audit").record({ accountId, action: "source.create", target: sourceTarget(source) });
   try {
@@ -348,11 +344,6 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
   ]);
   return c.json({ content: sorted }, 200);
 };
-
-const securityOf = (row: SourceRow) => ({
-  fieldsSecurity: { enabled: row.fieldsSecurityEnabled },
-  customMetricsSecurity: { enabled: row.customMetricsSecurityEnabled },
-});
 
 export const getSecurity: AppRouteHandler<typeof routes.getSecurity> = async (c) => {
   const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "READ");
