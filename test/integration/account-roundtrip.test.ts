@@ -323,6 +323,8 @@ describe("whole-account round trip (property)", () => {
 
           const applied = await importInto(b.id, bundleA);
           ok(applied, "import", [200]);
+          // Where D1 served it: one entry per call (a batch of hundreds of statements is one), never one per statement.
+          expect(applied.headers.get("X-D1-Served-By")!.split(", ").length).toBeLessThanOrEqual(Number(applied.headers.get("X-D1-Round-Trips")));
           const written = applied.json.entries.filter((e: { status: string }) => e.status !== "UNCHANGED");
           expect(written.map((e: { status: string }) => e.status).every((s: string) => s === "CREATED" || s === "UPDATED"), applied.text).toBe(true);
           expect(applied.json.entries.map((e: { type: string; name?: string }) => `${e.type}:${e.name}`)).toEqual(dry.json.entries.map((e: { type: string; name?: string }) => `${e.type}:${e.name}`));
