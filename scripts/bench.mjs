@@ -13,6 +13,8 @@
 // Knobs: BENCH_SECONDS (per slice), BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_ROUTES (a regex on
 // "METHOD /template"), BENCH_DELETE_POOL (objects per round for a DELETE), BENCH_PORT (the floor
 // takes the next port), BENCH_VARS (more of the service's variables, "NAME:value ...").
+// 4. The export and import of a large account (scripts/bench-transfer.mjs) on a Worker of its own;
+//    `npm run bench -- --only transfer` runs that section alone.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,8 +24,16 @@ import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harnes
 import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
+import { benchTransfer } from "./bench-transfer.mjs";
+import { parseArgs } from "node:util";
 
 assertNode22();
+/** `--only transfer`: the export and import section alone. */
+const { only: ONLY } = parseArgs({ options: { only: { type: "string" } } }).values;
+if (ONLY !== undefined && ONLY !== "transfer") {
+  console.error(`--only: the one section that runs alone is "transfer" (not "${ONLY}")`);
+  process.exit(2);
+}
 const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 0.75) * 1000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -97,6 +107,11 @@ async function waitUntilUp(base, path) {
 }
 
 const SERVICE_VARS = [...BASE_VARS, ...varsFrom("BENCH_VARS")];
+// The transfer section takes the port after the floor's.
+if (ONLY === "transfer") {
+  await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+  process.exit(process.exitCode ?? 0);
+}
 
 // ---- 1. Fixtures and plans, recorded on the service ----
 const quiet = { stdio: "ignore" };
@@ -293,7 +308,8 @@ const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();
 console.log(`Calendar periods (listPeriods, 4-5-4 calendar, in Node): ${periods.periods} DAY periods, ${periods.listMs.toFixed(2)} ms CPU; with the answer's JSON ${periods.withJsonMs.toFixed(2)} ms (${periods.iterations} runs)`);
-process.exit(0);
+await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+process.exit(process.exitCode ?? 0);
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
