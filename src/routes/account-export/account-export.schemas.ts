@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNT_BUNDLE_FORMAT_VERSION, ACCOUNT_BUNDLE_SERVICE } from "../../domain/transfer/account-bundle";
+import { FOLDER_PERMISSIONS } from "../../domain/folders/model";
 import { QuotaTypeSchema } from "../quotas/quotas.schemas";
 
 /**
@@ -26,7 +27,12 @@ const BundledConnection = z
     disabled: z.boolean(),
     folder: FolderPath.optional(),
     allParameters: z.array(
-      z.strictObject({ key: z.string(), value: z.string().optional().openapi({ description: "Absent for a secret parameter: never exported in clear" }), systemAccess: z.boolean() }),
+      z.strictObject({
+        key: z.string(),
+        value: z.string().optional().openapi({ description: "Absent for a secret parameter: never exported in clear" }),
+        sealedValue: z.string().optional().openapi({ description: "A secret's value sealed under X-Export-Passphrase (see `secretsSealing`), when the export was sent one" }),
+        systemAccess: z.boolean(),
+      }),
     ),
   })
   .openapi("AccountBundleConnection");
@@ -60,8 +66,8 @@ const BundledFolder = z
     visibility: z.string(),
     inheritanceState: z.string(),
     owner: z.string().optional(),
-    permissions: z.array(z.strictObject({ ...Grantee, permissions: z.array(z.string()) })).openapi({ description: "The folder's own ACL (not what it inherits)" }),
-    items: z.array(z.strictObject({ itemType: z.string(), itemId: z.string(), name: z.string() })),
+    permissions: z.array(z.strictObject({ ...Grantee, permissions: z.array(z.enum(FOLDER_PERMISSIONS)) })).openapi({ description: "The folder's own ACL (not what it inherits)" }),
+    items: z.array(z.strictObject({ itemType: z.enum(["DASHBOARD", "REPORT"]), itemId: z.string(), name: z.string() })),
   })
   .openapi("AccountBundleFolder");
 const BundledView = z
@@ -80,6 +86,10 @@ export const AccountBundleSchema = z
     formatVersion: z.literal(ACCOUNT_BUNDLE_FORMAT_VERSION),
     service: z.literal(ACCOUNT_BUNDLE_SERVICE),
     account: z.strictObject({ name: z.string() }),
+    secretsSealing: z
+      .strictObject({ kdf: z.literal("PBKDF2-HMAC-SHA-256"), iterations: z.number().int(), salt: z.string(), cipher: z.literal("AES-256-GCM") })
+      .optional()
+      .openapi({ description: "How the `sealedValue`s were sealed (only with X-Export-Passphrase): the key is derived from the passphrase over this salt" }),
     groups: z.array(BundledGroup),
     users: z.array(BundledUser),
     quota: z.strictObject({ quotas: z.array(z.strictObject({ type: QuotaTypeSchema, limit: z.number().int() })) }).optional(),
