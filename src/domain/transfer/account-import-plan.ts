@@ -58,7 +58,7 @@ export interface PlanContext {
   prune: boolean;
   /** The target account's user names: owners and grants name users, which an import never creates. */
   targetUsers: ReadonlySet<string>;
-  /** The importing user's name, the owner of what names a user the target lacks; undefined for the supervisor (no owner). */
+  /** Who stands for an owner the target lacks: the importing user, or for the supervisor the target's first administrator; undefined: nobody (no owner). */
   importer: string | undefined;
   /** How deep a folder may sit below its root (the configured MAX_FOLDER_DEPTH; 6 by default). */
   maxFolderDepth?: number;
@@ -242,6 +242,7 @@ function folderProblems(folder: Obj, folders: ReadonlyMap<string, Obj>, maxDepth
   if (folder.folderType === "PRIVATE" || folder.visibility === "PRIVATE") return ["Private folders are each user's own, made by the service: they are not imported"];
   if (contentType === undefined || !(contentType in ITEM_TYPE_OF_CONTENT)) problems.push("A folder belongs to a library: its contentType is DASHBOARDS or REPORTS");
   if (folder.folderType !== "CUSTOM" && folder.folderType !== contentType) problems.push(`A folder of the ${contentType ?? "untagged"} library is CUSTOM or ${contentType ?? ""}`);
+  if (folder.owner === undefined) problems.push("A folder needs an owning user: the target account has no user of its owner's name, and no importing user or administrator to stand for it");
   if (path.length - 1 > maxDepth) problems.push(`A folder may sit at most ${maxDepth} levels below its root`);
   if (path.length > 1) {
     const parent = folders.get(folderKey(contentType, path.slice(0, -1)));

@@ -16,7 +16,7 @@ import { checkBundledItems, type BundledField, type BundledMetric } from "../../
 import { materializedViewQuery, SqlGenerationError } from "../../domain/sql";
 import { calendars, connections, folderItems, folders, groups, jsonDatasets, materializedViews, quotaLimits, quotas, sourceItems, sourcePermissions, sources } from "../../db/schema";
 import type { AuditChange, AuditRecord } from "../../domain/audit/event";
-import { folderPaths } from "../../domain/transfer/account-bundle";
+import { folderPaths, sortedBy } from "../../domain/transfer/account-bundle";
 import {
   applied,
   folderKey,
@@ -77,7 +77,7 @@ export const importAccount: AppRouteHandler<typeof routes.importAccount> = async
     jsonDatasets: currentBundle.jsonDatasets.map((d) => ({ ...d, data: JSON.parse(raw.get(d.data as object) ?? "null") })),
   } as unknown as PlannedBundle;
   const targetUsers = new Set(state.userRows.map((u) => u.name));
-  const importer = principal.kind === "user" && targetUsers.has(principal.name) ? principal.name : undefined;
+  const importer = principal.kind === "user" ? (targetUsers.has(principal.name) ? principal.name : undefined) : firstAdministrator(state);
   const context = { prune, targetUsers, importer, maxFolderDepth: c.get("config").maxFolderDepth, givenSecrets: new Map([...secrets].map(([name, values]) => [name, new Set(values.keys())])) };
   let entries = planImport(wanted, current, context);
   entries = entries.map((e) => withWriteRules(e, principal, wanted, current, state));
@@ -112,6 +112,16 @@ export const importAccount: AppRouteHandler<typeof routes.importAccount> = async
   }
   return c.json({ dryRun: false, entries: applied(entries), users }, 200);
 };
+
+/**
+ * Who stands for a user the target lacks when the supervisor imports (it is no user, and a folder
+ * needs an owning one): the target's first administrator by name, if it has one.
+ */
+function firstAdministrator(state: AccountState): string | undefined {
+  const adminGroups = new Set(state.groupRows.filter((g) => g.privileges.includes("ROLE_ADMIN")).map((g) => g.id));
+  const admins = state.userRows.filter((u) => u.roles.includes("ROLE_ADMIN") || state.memberships.some((m) => m.userId === u.id && adminGroups.has(m.groupId)));
+  return sortedBy(admins, (u) => u.name)[0]?.name;
+}
 
 /** Two objects of one type with one name (folders: one path), or one item filed twice: a 400 naming each. */
 function duplicateProblems(bundle: Wanted): Problem[] {
@@ -350,7 +360,7 @@ class Writer {
     return refuseWhen(this.#db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM ${sql.identifier(table)} WHERE id = ${id} AND revision = ${revision})`, `${table} ${id} changed`);
   }
 
-  /** The owner the mapped bundle names (a user of the target), else the importer: a folder always has one. */
+  /** The owner the mapped bundle names: a user of the target (the plan refuses a folder without one). */
   #ownerId(object: Obj): string | null {
     return object.owner === undefined ? null : (this.#userIds.get(String(object.owner)) ?? null);
   }
@@ -490,7 +500,7 @@ class Writer {
       projectType: String(o.projectType),
       visibility: String(o.visibility),
       inheritanceState: String(o.inheritanceState),
-      ownerUserId: this.#ownerId(o) ?? this.#principal.id,
+      ownerUserId: this.#ownerId(o)!,
       revision: newRevision(),
     };
     let id: string;
@@ -504,10 +514,20 @@ class Writer {
         this.#guardedParents.add(parent.id);
         this.#push(refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM folders WHERE id = ${parent.id} AND materialized_path = ${parent.materializedPath})`, "parent moved"));
       }
+      // Paths name folders: a folder of this name made meanwhile (a concurrent import) fails the batch instead of doubling the path.
+      const name = path.at(-1)!;
+      this.#push(
+        refuseWhen(
+          db,
+          WRITE_CONFLICT_GUARD,
+          sql`EXISTS (SELECT 1 FROM folders WHERE account_id = ${accountId} AND parent_id IS ${parent?.id ?? null} AND name = ${name} AND content_type = ${String(o.contentType)} AND visibility != 'PRIVATE')`,
+          "folder path taken",
+        ),
+      );
       const placed = { id, materializedPath: `${parent?.materializedPath ?? "/"}${id}/`, depth: parent ? parent.depth + 1 : 0, projectId: parent?.projectId ?? crypto.randomUUID(), existing: false };
       this.#folders.set(folderKey(o.contentType, path), placed);
       const { existing: _e, ...stored } = placed;
-      this.#push(db.insert(folders).values({ ...stored, accountId, parentId: parent?.id ?? null, name: path.at(-1)!, contentType: String(o.contentType), ...members, ...auditForCreate(this.#principal) }));
+      this.#push(db.insert(folders).values({ ...stored, accountId, parentId: parent?.id ?? null, name, contentType: String(o.contentType), ...members, ...auditForCreate(this.#principal) }));
     }
     const changed = new Set(entry.changes?.map((ch) => ch.member) ?? ["permissions", "items"]);
     if (changed.has("permissions")) {
