@@ -144,17 +144,21 @@ describe("whole-account import of connections, folders and materialized views", 
     const changed = structuredClone(exported);
     changed.folders = changed.folders.filter((f: any) => f.path.length === 1);
     changed.folders[0].description = "All reports";
+    // More items than one INSERT takes (13 rows under D1's 100 bound parameters).
+    changed.folders[0].items = Array.from({ length: 30 }, (_, i) => ({ itemType: "DASHBOARD", itemId: `d-${String(i).padStart(2, "0")}`, name: `Dashboard ${String(i).padStart(2, "0")}` }));
     changed.materializedViews = [];
     const dry = await importInto(b.id, changed, "?dryRun=true&prune=true", sealed);
     expect(dry.status, dry.text).toBe(200);
-    expect(dry.json.entries.find((e: any) => e.type === "folder" && e.path.length === 1)).toMatchObject({ status: "CAN_BE_UPDATED", changes: [{ member: "description", after: "All reports" }] });
+    expect(dry.json.entries.find((e: any) => e.type === "folder" && e.path.length === 1)).toMatchObject({ status: "CAN_BE_UPDATED", changes: [{ member: "description", after: "All reports" }, { member: "items" }] });
     expect(statusOf(dry.json.entries, "folder", '["Reports","Team"]')).toBe("CAN_BE_DELETED");
     expect(statusOf(dry.json.entries, "materializedView", "Revenue per customer")).toBe("CAN_BE_DELETED");
     const done = await importInto(b.id, changed, "?prune=true", sealed);
     expect(done.status, done.text).toBe(200);
     const after = (await exportOf(b.id)).json;
     expect(after.folders.map((f: any) => f.path)).toEqual([["Reports"]]);
+    expect(after.folders[0].items).toEqual(changed.folders[0].items);
     expect(after.materializedViews).toEqual([]);
+    expect((await importInto(b.id, changed, "?prune=true", sealed)).json.entries.filter((e: any) => e.status !== "UNCHANGED")).toEqual([]);
 
     // What cannot hold: an ACL naming a user B lacks, a folder past the depth limit, a view on a source neither side has, a connection deleted while a source uses it.
     const bad = structuredClone(exported);

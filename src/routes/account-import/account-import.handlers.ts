@@ -540,12 +540,12 @@ class Writer {
       const filed = { folderId: id, filedByUserId: this.#principal.id, filedDate: new Date().toISOString() };
       const items = (o.items as { itemType: string; itemId: string; name: string }[]).map((item) => ({ accountId, ...item, ...filed }));
       if (row) this.#push(db.delete(folderItems).where(eq(folderItems.folderId, id)));
-      // An item is in one folder at a time: one filed elsewhere moves here. 7 columns: 14 rows keep an INSERT under 100 parameters.
-      for (let i = 0; i < items.length; i += 14) {
+      // An item is in one folder at a time: one filed elsewhere moves here. 7 columns and 3 of the update: 13 rows keep an INSERT under 100 parameters.
+      for (let i = 0; i < items.length; i += 13) {
         this.#push(
           db
             .insert(folderItems)
-            .values(items.slice(i, i + 14))
+            .values(items.slice(i, i + 13))
             .onConflictDoUpdate({ target: [folderItems.accountId, folderItems.itemType, folderItems.itemId], set: { folderId: id, name: sql`excluded.name`, filedByUserId: filed.filedByUserId, filedDate: filed.filedDate } }),
         );
       }
