@@ -101,13 +101,14 @@ export const ITEM_TYPE_OF_CONTENT: Readonly<Record<string, string>> = { DASHBOAR
  * (none for the supervisor): what the import will store, so what the diff compares.
  */
 export function withOwnersMapped(bundle: PlannedBundle, context: Pick<PlanContext, "targetUsers" | "importer">): PlannedBundle {
-  const owner = (o: Obj): Obj => {
-    if (o.owner === undefined) return o;
+  // A folder always has an owner (a source may have none): one the bundle leaves out is the importer.
+  const owner = (o: Obj, always = false): Obj => {
+    if (o.owner === undefined && !always) return o;
     const { owner: name, ...rest } = o;
-    const mapped = context.targetUsers.has(String(name)) ? String(name) : context.importer;
+    const mapped = name !== undefined && context.targetUsers.has(String(name)) ? String(name) : context.importer;
     return mapped === undefined ? rest : { ...rest, owner: mapped };
   };
-  return { ...bundle, sources: bundle.sources.map(owner), folders: bundle.folders.map(owner) };
+  return { ...bundle, sources: bundle.sources.map((o) => owner(o)), folders: bundle.folders.map((f) => owner(f, true)) };
 }
 
 /** The members of two versions of an object that differ (compared as canonical JSON). */

@@ -95,6 +95,7 @@ describe("planImport", () => {
     // The owner maps to a user of the target, or the importer; with neither, a folder cannot be made.
     expect(statusOf([folder(["A"], { owner: "alice" })])).toEqual(["CAN_BE_CREATED"]);
     expect(statusOf([folder(["A"], { owner: "alice" })], context)).toEqual(["CONFLICT"]);
+    expect(statusOf([folder(["A"], { owner: undefined })])).toEqual(["CAN_BE_CREATED"]);
   });
 
   it("with prune, an object still used by what the account keeps is a CONFLICT, not a deletion", () => {
