@@ -1,4 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableName, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
 import { connectorEnvironment } from "../../connectors";
@@ -274,6 +275,9 @@ function withWriteRules(entry: PlanEntry, principal: Principal, wanted: PlannedB
 const auditChange = (ch: MemberChange): AuditChange =>
   ["data", "fields", "customMetrics"].includes(ch.member) ? { member: ch.member, changed: true } : { member: ch.member, before: ch.before ?? null, after: ch.after ?? null };
 
+/** A table of objects an account owns: rows keyed by id within the account. */
+type AccountTable = SQLiteTable & { id: SQLiteColumn; accountId: SQLiteColumn };
+
 /** The audit and plan names of a type. */
 const AUDIT_TYPE: Partial<Record<ImportObjectType, AuditRecord["target"]["type"]>> = { jsonDataset: "json-dataset", materializedView: "materialized-view" };
 
@@ -360,6 +364,12 @@ class Writer {
     return refuseWhen(this.#db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM ${sql.identifier(table)} WHERE id = ${id} AND revision = ${revision})`, `${table} ${id} changed`);
   }
 
+  /** A pruned row's deletion, guarded by the revision read (statements `before` come between the guard and the delete). */
+  #delete(table: AccountTable, row: { id: string; revision: string }, ...before: BatchItem<"sqlite">[]): string {
+    this.#push(this.#unchanged(getTableName(table), row.id, row.revision), ...before, this.#db.delete(table).where(and(eq(table.accountId, this.#accountId), eq(table.id, row.id))));
+    return row.id;
+  }
+
   /** The owner the mapped bundle names: a user of the target (the plan refuses a folder without one). */
   #ownerId(object: Obj): string | null {
     return object.owner === undefined ? null : (this.#userIds.get(String(object.owner)) ?? null);
@@ -378,10 +388,7 @@ class Writer {
     switch (entry.type) {
       case "group": {
         const row = this.state.groupRows.find((g) => g.name === entry.name);
-        if (deleting) {
-          this.#push(this.#unchanged("groups", row!.id, row!.revision), db.delete(groups).where(eq(groups.id, row!.id)));
-          return row!.id;
-        }
+        if (deleting) return this.#delete(groups, row!);
         const members = { description: (object!.description as string | undefined) ?? null, privileges: object!.privileges as string[] };
         if (row) {
           this.#push(this.#unchanged("groups", row.id, row.revision), db.update(groups).set({ ...members, revision: newRevision(), ...updated }).where(eq(groups.id, row.id)));
@@ -408,10 +415,7 @@ class Writer {
       }
       case "calendar": {
         const row = this.state.calendarRows.find((r) => r.name === entry.name);
-        if (deleting) {
-          this.#push(this.#unchanged("calendars", row!.id, row!.revision), db.delete(calendars).where(eq(calendars.id, row!.id)));
-          return row!.id;
-        }
+        if (deleting) return this.#delete(calendars, row!);
         const definition = { type: String(object!.type), monthShift: (object!.monthShift as number | undefined) ?? null, fiscal445: (object!.fiscal445 as never) ?? null };
         if (row) {
           this.#push(this.#unchanged("calendars", row.id, row.revision), db.update(calendars).set({ ...definition, revision: newRevision(), ...updated }).where(eq(calendars.id, row.id)));
@@ -424,10 +428,7 @@ class Writer {
       }
       case "jsonDataset": {
         const row = this.state.datasetRows.find((r) => r.name === entry.name);
-        if (deleting) {
-          this.#push(this.#unchanged("json_datasets", row!.id, row!.revision), db.delete(jsonDatasets).where(eq(jsonDatasets.id, row!.id)));
-          return row!.id;
-        }
+        if (deleting) return this.#delete(jsonDatasets, row!);
         const data = newDataVersion(JSON.stringify(object!.data));
         const description = (object!.description as string | undefined) ?? null;
         if (row) {
@@ -460,10 +461,7 @@ class Writer {
     const db = this.#db;
     const accountId = this.#accountId;
     const row = this.state.connectionRows.find((r) => r.name === entry.name);
-    if (deleting) {
-      this.#push(this.#unchanged("connections", row!.id, row!.revision), refuseIfConnectionUsed(db, accountId, row!.id), db.delete(connections).where(and(eq(connections.accountId, accountId), eq(connections.id, row!.id))));
-      return row!.id;
-    }
+    if (deleting) return this.#delete(connections, row!, refuseIfConnectionUsed(db, accountId, row!.id));
     const { id, type, given, values } = this.prepared.connections.get(entry.name!)!;
     // Secrets sealed with this deployment's key (a kept one stays as stored).
     const parameters = await parametersToStore(given, values, row?.parameters ?? [], secretKeysTest(type), { accountId, connectionId: id }, connectionSecrets(this.c.env));
@@ -489,10 +487,7 @@ class Writer {
     const accountId = this.#accountId;
     const path = entry.path!;
     const row = this.state.folderRows.find((f) => this.#folders.get(folderKey(f.contentType, path))?.id === f.id);
-    if (deleting) {
-      this.#push(this.#unchanged("folders", row!.id, row!.revision), db.delete(folderItems).where(eq(folderItems.folderId, row!.id)), db.delete(folders).where(eq(folders.id, row!.id)));
-      return row!.id;
-    }
+    if (deleting) return this.#delete(folders, row!, db.delete(folderItems).where(eq(folderItems.folderId, row!.id)));
     const o = object!;
     const members = {
       description: (o.description as string | undefined) ?? null,
@@ -556,10 +551,7 @@ class Writer {
   #writeView(entry: PlanEntry, object: Obj | undefined, deleting: boolean): string {
     const db = this.#db;
     const row = this.state.viewRows.find((v) => v.name === entry.name);
-    if (deleting) {
-      this.#push(this.#unchanged("materialized_views", row!.id, row!.revision), db.delete(materializedViews).where(eq(materializedViews.id, row!.id)));
-      return row!.id;
-    }
+    if (deleting) return this.#delete(materializedViews, row!);
     const o = object!;
     const sourceId = this.#sourceIds.get(String(o.source))!;
     const settings = o.storageSettings as { targetStorage: Obj } | undefined;
@@ -587,10 +579,7 @@ class Writer {
     const db = this.#db;
     const accountId = this.#accountId;
     const row = this.state.sourceRows.find((s) => s.name === entry.name);
-    if (deleting) {
-      this.#push(this.#unchanged("sources", row!.id, row!.revision), db.delete(sources).where(eq(sources.id, row!.id)));
-      return row!.id;
-    }
+    if (deleting) return this.#delete(sources, row!);
     const o = object!;
     const security = o.security as { fieldsSecurity: { enabled: boolean }; customMetricsSecurity: { enabled: boolean } };
     const connectionId = o.connection === undefined ? null : (this.#connectionIds.get(String(o.connection)) ?? null);
