@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { READER_PASSWORD } from "../global-setup/fixture-data.mjs";
-import { connectionBody, createConnection } from "./connection-helpers";
+import { connectionBody, createConnection, postgresParameters } from "./connection-helpers";
 import { folders, makeFolder, setAcl, toGroup } from "./folder-helpers";
 import { as, call, createAccount, createGroup, createUser, dbSnapshot, expectError, SUPERVISOR, unique, type TestUser } from "./helpers";
 import { createOrdersSource, createView, viewBody } from "./materialized-view-helpers";
@@ -128,6 +128,14 @@ describe("whole-account import of connections, folders and materialized views", 
     expect(again.status, again.text).toBe(200);
     expect(again.json.entries.filter((e: any) => e.status !== "UNCHANGED")).toEqual([]);
     expect(comparable((await exportOf(b.id)).json)).toEqual(comparable((await exportOf(a.id)).json));
+    // A secret changed in B since: the sealed one differs, so the connection is updated (the member named, never a value), and connects again.
+    const put = await call("PUT", `/api/connections/${imported.id}`, { as: as(bAdmin), body: connectionBody("Warehouse", { folderId: imported.folderId, allParameters: postgresParameters({ password: "not-the-password" }) }) });
+    expect(put.status, put.text).toBe(200);
+    expect((await call("POST", `/api/connections/${imported.id}/test`, { as: as(bAdmin) })).json.connected).toBe(false);
+    const reseal = await importInto(b.id, exported.json, "?dryRun=true", { "X-Export-Passphrase": PASSPHRASE });
+    expect(reseal.json.entries.filter((e: any) => e.status !== "UNCHANGED")).toEqual([{ type: "connection", name: "Warehouse", status: "CAN_BE_UPDATED", changes: [{ member: "allParameters.password" }] }]);
+    expect((await importInto(b.id, exported.json, "", { "X-Export-Passphrase": PASSPHRASE })).status).toBe(200);
+    expect((await call("POST", `/api/connections/${imported.id}/test`, { as: as(bAdmin) })).json.connected).toBe(true);
     const events = await call("GET", `/api/audit-events?accountId=${b.id}`);
     const actions = events.json.content.map((e: any) => e.action);
     for (const action of ["connection.create", "folder.create", "materialized-view.create"]) expect(actions).toContain(action);
