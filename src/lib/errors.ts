@@ -18,7 +18,7 @@ export const ERROR_CODES = {
   ID_MISMATCH: { status: 400, description: "The body names another object than the path." },
   PREVIEW_NOT_ENABLED: { status: 400, description: "A preview endpoint was called without `X-Enable-Preview: true`." },
   INVALID_BOOKMARK: { status: 400, description: "The X-D1-Bookmark header is not a bookmark this service answered." },
-  INVALID_PASSPHRASE: { status: 400, description: "The X-Export-Passphrase header is shorter than 12 characters." },
+  INVALID_PASSPHRASE: { status: 400, description: "The X-Export-Passphrase header is shorter than 12 characters; or, on an account import, the bundle's sealed values do not open with it (or it is missing): `problems` names each." },
   UNAUTHENTICATED: { status: 401, description: "No valid credentials were sent." },
   FORBIDDEN: { status: 403, description: "The caller lacks the privilege or permission the operation needs." },
   PRIVILEGE_ESCALATION: { status: 403, description: "The caller tried to grant a privilege it does not hold." },
@@ -40,7 +40,7 @@ export const ERROR_CODES = {
     status: 409,
     description: "The administrators cannot be replaced as asked: the caller would leave itself out, or a user left out holds ROLE_ADMIN through another group. `problems` names them.",
   },
-  IMPORT_CONFLICT: { status: 409, description: "The bundle cannot be imported as it is: `problems` names each object in CONFLICT and why; a dry run (`dryRun=true`) answers the whole plan." },
+  IMPORT_CONFLICT: { status: 409, description: "The bundle cannot be imported as it is: `problems` names each object in CONFLICT and why, `plan` is the whole plan (as a dry run answers it)." },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
   CONCURRENT_UPDATE: { status: 409, description: "A PATCH without If-Match found the object changed between its read and its write on every attempt, or a user the write names (as owner or grantee) was deleted meanwhile; send it again." },
   USER_OWNS_OBJECTS: { status: 409, description: "The user still owns sources or folders: delete it with `transferTo` naming the user who takes them over; `problems[0].dependencies` lists them." },
@@ -119,15 +119,18 @@ export class ApiError extends Error {
   constructor(
     readonly errorCode: ErrorCode,
     message: string,
-    options: { status?: number; problems?: Problem[]; headers?: Record<string, string> } = {},
+    options: { status?: number; problems?: Problem[]; headers?: Record<string, string>; plan?: unknown } = {},
   ) {
     super(message);
     this.status = options.status ?? ERROR_CODES[errorCode].status;
     this.problems = options.problems;
+    this.plan = options.plan;
     this.headers = options.headers ?? {};
   }
 
   readonly problems: Problem[] | undefined;
+  /** IMPORT_CONFLICT: the whole plan refused (docs/export-import.md). */
+  readonly plan: unknown;
 }
 
 /** Shorthands for the errors handlers throw most. */
@@ -247,6 +250,7 @@ export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
       timestamp: new Date().toISOString(),
       requestId: c.get("requestId"),
       problems: error.problems ?? [],
+      ...(error.plan !== undefined && { plan: error.plan }),
     };
   }
   return c.json(body, error.status as 400, headers);

@@ -53,6 +53,7 @@ export const ErrorMessageSchema = z
     timestamp: z.string(),
     requestId: z.string().openapi({ description: "Id of the request (also in X-Request-Id); quote it when reporting a 500." }),
     problems: z.array(ProblemSchema),
+    plan: z.unknown().optional().openapi({ description: "IMPORT_CONFLICT only: the whole import plan refused (an ImportPlan), every entry and not only those in CONFLICT." }),
   })
   .openapi("ErrorMessage");
 

@@ -5,6 +5,7 @@
  * as canonical JSON, so an import of what the target already holds is UNCHANGED throughout. No
  * database or HTTP here.
  */
+import { MAX_FOLDER_DEPTH } from "../folders/model";
 import { canonicalJson, compareText } from "./account-bundle";
 
 export type ImportObjectType = "group" | "quota" | "connection" | "calendar" | "source" | "jsonDataset" | "folder" | "materializedView";
@@ -57,10 +58,12 @@ export interface PlanContext {
   prune: boolean;
   /** The target account's user names: owners and grants name users, which an import never creates. */
   targetUsers: ReadonlySet<string>;
-  /** The importing user's name, the owner of what names a user the target lacks; undefined for the supervisor (no owner). */
+  /** Who stands for an owner the target lacks: the importing user, or for the supervisor the target's first administrator; undefined: nobody (no owner). */
   importer: string | undefined;
-  /** Types this service cannot write by import yet: creating or changing one is a CONFLICT that says so. */
-  unsupported?: ReadonlySet<ImportObjectType>;
+  /** How deep a folder may sit below its root (the configured MAX_FOLDER_DEPTH; 6 by default). */
+  maxFolderDepth?: number;
+  /** By connection name, the secret parameters the bundle gives a value for (sealed under the passphrase, then opened). */
+  givenSecrets?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** The section of a bundle each type lives in, and how an object of it is keyed. */
@@ -68,10 +71,11 @@ export const SECTIONS: readonly { type: ImportObjectType; section: keyof Planned
   { type: "group", section: "groups" },
   { type: "quota", section: "quota" },
   { type: "calendar", section: "calendars" },
+  // Folders before connections: a connection names its folder.
+  { type: "folder", section: "folders" },
   { type: "connection", section: "connections" },
   { type: "source", section: "sources" },
   { type: "jsonDataset", section: "jsonDatasets" },
-  { type: "folder", section: "folders" },
   { type: "materializedView", section: "materializedViews" },
 ];
 
@@ -83,22 +87,28 @@ const listOf = (bundle: PlannedBundle, section: keyof PlannedBundle): readonly O
 /** An object's key within its type: its name, a folder's content type and path, the quota's fixed key. */
 export function keyOf(type: ImportObjectType, object: Obj): string {
   if (type === "quota") return "quota";
-  if (type === "folder") return JSON.stringify([object.contentType ?? null, object.path]);
+  if (type === "folder") return folderKey(object.contentType, object.path as string[]);
   return String(object.name);
 }
+
+export const folderKey = (contentType: unknown, path: readonly string[]) => JSON.stringify([contentType ?? null, path]);
+
+/** The library each content type files: its items' type. */
+export const ITEM_TYPE_OF_CONTENT: Readonly<Record<string, string>> = { DASHBOARDS: "DASHBOARD", REPORTS: "REPORT" };
 
 /**
  * Where a bundle names a user as an owner, the target's user of that name, or else the importer
  * (none for the supervisor): what the import will store, so what the diff compares.
  */
 export function withOwnersMapped(bundle: PlannedBundle, context: Pick<PlanContext, "targetUsers" | "importer">): PlannedBundle {
-  const owner = (o: Obj): Obj => {
-    if (o.owner === undefined) return o;
+  // A folder always has an owner (a source may have none): one the bundle leaves out is the importer.
+  const owner = (o: Obj, always = false): Obj => {
+    if (o.owner === undefined && !always) return o;
     const { owner: name, ...rest } = o;
-    const mapped = context.targetUsers.has(String(name)) ? String(name) : context.importer;
+    const mapped = name !== undefined && context.targetUsers.has(String(name)) ? String(name) : context.importer;
     return mapped === undefined ? rest : { ...rest, owner: mapped };
   };
-  return { ...bundle, sources: bundle.sources.map(owner), folders: bundle.folders.map(owner) };
+  return { ...bundle, sources: bundle.sources.map((o) => owner(o)), folders: bundle.folders.map((f) => owner(f, true)) };
 }
 
 /** The members of two versions of an object that differ (compared as canonical JSON). */
@@ -161,9 +171,24 @@ function withConflicts(entries: PlanEntry[], objectOf: ReadonlyMap<PlanEntry, Ob
       }
       return [];
     });
-  const named = (section: keyof PlannedBundle) => new Set(listOf(wanted, section).concat(listOf(current, section)).map((o) => String(o.name)));
-  const connectionNames = named("connections");
-  const sourceNames = named("sources");
+  // What the account holds once the plan is applied: the bundle's objects, and with no prune the target's others.
+  const kept = (section: keyof PlannedBundle) => listOf(wanted, section).concat(context.prune ? [] : listOf(current, section));
+  const keptNames = (section: keyof PlannedBundle) => new Set(kept(section).map((o) => String(o.name)));
+  const connectionNames = keptNames("connections");
+  const sourceNames = keptNames("sources");
+  const folders = new Map(kept("folders").map((f) => [keyOf("folder", f), f]));
+  const folderPaths = new Set(kept("folders").map((f) => JSON.stringify(f.path)));
+  const targetOf = (view: Obj) => ((view.storageSettings as { targetStorage?: { connectionName?: string } } | undefined)?.targetStorage?.connectionName);
+  const usersOf = (type: ImportObjectType, name: string): string[] => {
+    if (type === "connection") {
+      return [
+        ...kept("sources").filter((s) => s.connection === name).map((s) => `source '${String(s.name)}'`),
+        ...kept("materializedViews").filter((v) => targetOf(v) === name).map((v) => `materialized view '${String(v.name)}'`),
+      ];
+    }
+    if (type === "source") return kept("materializedViews").filter((v) => v.source === name).map((v) => `materialized view '${String(v.name)}'`);
+    return [];
+  };
   const currentConnections = new Map(current.connections.map((c) => [String(c.name), c]));
 
   const quotaOf = (wanted.quota ?? current.quota) as { quotas?: { type: string; limit: number }[] } | undefined;
@@ -171,37 +196,65 @@ function withConflicts(entries: PlanEntry[], objectOf: ReadonlyMap<PlanEntry, Ob
   for (const { quotaType, type } of QUOTA_COUNTED) {
     const limit = quotaOf?.quotas?.find((q) => q.type === quotaType)?.limit;
     if (limit === undefined) continue;
-    const kept = entries.filter((e) => e.type === type && e.status !== "CAN_BE_DELETED").length;
+    const keptCount = entries.filter((e) => e.type === type && e.status !== "CAN_BE_DELETED").length;
     const untouched = current[type === "connection" ? "connections" : "sources"].filter((o) => !entries.some((e) => e.type === type && e.name === o.name)).length;
-    if (kept + untouched > limit) overQuota.set(type, `The account would hold ${kept + untouched} objects of quota type ${quotaType}, over its limit of ${limit}`);
+    if (keptCount + untouched > limit) overQuota.set(type, `The account would hold ${keptCount + untouched} objects of quota type ${quotaType}, over its limit of ${limit}`);
   }
 
   return entries.map((entry) => {
-    if (entry.status === "CAN_BE_DELETED" && context.unsupported?.has(entry.type)) {
-      return { ...entry, status: "CONFLICT", conflicts: [`This service cannot delete a ${entry.type} by import yet: delete it through its own endpoint`] };
+    if (entry.status === "CAN_BE_DELETED") {
+      const users = entry.type === "folder" ? kept("connections").filter((c) => JSON.stringify(c.folder) === JSON.stringify(entry.path)).map((c) => `connection '${String(c.name)}'`) : usersOf(entry.type, entry.name!);
+      return users.length === 0 ? entry : { ...entry, status: "CONFLICT", conflicts: [`Cannot be deleted: ${users.join(", ")} would still use it`] };
     }
     if (!writes(entry)) return entry;
     const object = objectOf.get(entry)!;
     const problems: string[] = [];
-    if (context.unsupported?.has(entry.type)) problems.push(`This service cannot import a ${entry.type} yet: create or change it through its own endpoints`);
     if (entry.status === "CAN_BE_CREATED" && overQuota.has(entry.type)) problems.push(overQuota.get(entry.type)!);
     if (entry.type === "source") {
       problems.push(...grantProblems(object.permissions));
       if (object.connection !== undefined && !connectionNames.has(String(object.connection))) problems.push(`Its connection '${String(object.connection)}' is neither in the bundle nor in the target account`);
     }
-    if (entry.type === "folder") problems.push(...grantProblems(object.permissions));
+    if (entry.type === "folder") problems.push(...grantProblems(object.permissions), ...folderProblems(object, folders, context.maxFolderDepth ?? MAX_FOLDER_DEPTH));
     if (entry.type === "materializedView") {
-      if (object.source !== undefined && !sourceNames.has(String(object.source))) problems.push(`Its source '${String(object.source)}' is neither in the bundle nor in the target account`);
+      if (!sourceNames.has(String(object.source))) problems.push(`Its source '${String(object.source)}' is neither in the bundle nor in the target account`);
+      const target = targetOf(object);
+      if (object.storageSettings !== undefined && (target === undefined || !connectionNames.has(target))) problems.push(`Its target connection '${target ?? ""}' is neither in the bundle nor in the target account`);
     }
     if (entry.type === "connection") {
+      if (object.folder !== undefined && !folderPaths.has(JSON.stringify(object.folder))) problems.push(`Its folder ${JSON.stringify(object.folder)} is neither in the bundle nor in the target account`);
       const existing = currentConnections.get(entry.name!);
       const existingKeys = new Set(((existing?.allParameters as { key: string }[] | undefined) ?? []).map((p) => p.key));
+      const given = context.givenSecrets?.get(entry.name!);
       for (const p of (object.allParameters as { key: string; value?: string }[]) ?? []) {
-        if (p.value === undefined && !existingKeys.has(p.key)) problems.push(`Its secret parameter '${p.key}' needs a value: bundles carry none, and the target has none to keep`);
+        if (p.value === undefined && !existingKeys.has(p.key) && !given?.has(p.key)) {
+          problems.push(`Its secret parameter '${p.key}' needs a value: the bundle carries none (export with X-Export-Passphrase to carry it sealed), and the target has none to keep`);
+        }
       }
     }
     return problems.length === 0 ? entry : { ...entry, status: "CONFLICT", conflicts: problems };
   });
+}
+
+/** A folder as the folder endpoints would make it: in a library, under a parent that will be there, within the depth limit, holding items of its library. */
+function folderProblems(folder: Obj, folders: ReadonlyMap<string, Obj>, maxDepth: number): string[] {
+  const path = folder.path as string[];
+  const problems: string[] = [];
+  const contentType = folder.contentType as string | undefined;
+  if (folder.folderType === "PRIVATE" || folder.visibility === "PRIVATE") return ["Private folders are each user's own, made by the service: they are not imported"];
+  if (contentType === undefined || !(contentType in ITEM_TYPE_OF_CONTENT)) problems.push("A folder belongs to a library: its contentType is DASHBOARDS or REPORTS");
+  if (folder.folderType !== "CUSTOM" && folder.folderType !== contentType) problems.push(`A folder of the ${contentType ?? "untagged"} library is CUSTOM or ${contentType ?? ""}`);
+  if (folder.owner === undefined) problems.push("A folder needs an owning user: the target account has no user of its owner's name, and no importing user or administrator to stand for it");
+  if (path.length - 1 > maxDepth) problems.push(`A folder may sit at most ${maxDepth} levels below its root`);
+  if (path.length > 1) {
+    const parent = folders.get(folderKey(contentType, path.slice(0, -1)));
+    if (!parent) problems.push(`Its parent folder ${JSON.stringify(path.slice(0, -1))} is neither in the bundle nor in the target account`);
+    else if (parent.projectType !== folder.projectType || parent.visibility !== folder.visibility) problems.push("A subfolder has its parent's projectType and visibility");
+  }
+  const itemType = ITEM_TYPE_OF_CONTENT[contentType ?? ""];
+  for (const item of (folder.items as { itemType: string; itemId: string }[]) ?? []) {
+    if (item.itemType !== itemType) problems.push(`Its item ${item.itemType} ${item.itemId} is not of its library (${contentType ?? "none"})`);
+  }
+  return problems;
 }
 
 const APPLIED: Partial<Record<ImportStatus, ImportStatus>> = { CAN_BE_CREATED: "CREATED", CAN_BE_UPDATED: "UPDATED", CAN_BE_REUSED: "REUSED", CAN_BE_DELETED: "DELETED" };

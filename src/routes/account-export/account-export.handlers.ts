@@ -3,6 +3,7 @@ import { canonicalJson } from "../../domain/transfer/account-bundle";
 import { notFound } from "../../lib/errors";
 import { VENDOR_JSON } from "../../lib/openapi";
 import type { AppRouteHandler } from "../../lib/create-router";
+import { passphraseOf, sealSecrets } from "../source-migration/sealed-secrets";
 import { bundleOf, readAccountState } from "./account-state";
 import type * as routes from "./account-export.routes";
 
@@ -16,5 +17,11 @@ export const exportAccount: AppRouteHandler<typeof routes.exportAccount> = async
   const state = await readAccountState(c.get("db"), scopeOf(c.get("principal")), accountId);
   if (!state) throw notFound("Account");
   const { bundle, raw } = bundleOf(state);
+  // With a passphrase, each secret's stored value travels sealed under it (as the source export's do).
+  const passphrase = passphraseOf(c);
+  if (passphrase !== undefined) {
+    const sealed = await sealSecrets(c, passphrase, accountId, bundle.connections, state.connectionRows);
+    Object.assign(bundle, { connections: sealed.connections, secretsSealing: sealed.secretsSealing });
+  }
   return c.body(canonicalJson(bundle, raw), 200, { "Content-Type": c.get("mediaType") ?? VENDOR_JSON }) as never;
 };

@@ -1,4 +1,4 @@
-import { defineRoute, jsonContent } from "../../lib/openapi";
+import { defineRoute, EXPORT_PASSPHRASE_PARAMETER, jsonContent } from "../../lib/openapi";
 import { AccountIdParamSchema } from "../account-members/account-members.schemas";
 import { AccountBundleSchema } from "./account-export.schemas";
 
@@ -10,10 +10,11 @@ export const exportAccount = defineRoute({
   description:
     "Groups, users (named, never their passwords), quota, connections (secret parameters never in clear), calendars, sources with their fields, " +
     "custom metrics, security and permissions, JSON datasets with their data, folders with their ACLs and items, materialized views. References are " +
-    "names or paths, never ids; the same account exported twice with no change in between gives identical bytes (and ETag). One round trip. " +
+    "names or paths, never ids; with X-Export-Passphrase, secret parameters travel sealed under it. The same account exported twice with no change in between gives identical bytes (and ETag). One round trip. " +
     "See docs/export-import.md.",
   access: { kind: "accountAdmin" },
-  errors: ["NOT_FOUND"],
+  errors: ["NOT_FOUND", "INVALID_PASSPHRASE", "CONNECTION_SECRETS_UNAVAILABLE"],
+  parameters: [EXPORT_PASSPHRASE_PARAMETER],
   request: { params: AccountIdParamSchema },
   responses: { 200: jsonContent(AccountBundleSchema, "The account's bundle") },
 });

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNT_BUNDLE_FORMAT_VERSION, ACCOUNT_BUNDLE_SERVICE } from "../../domain/transfer/account-bundle";
+import { FOLDER_PERMISSIONS } from "../../domain/folders/model";
+import { nameString, textString } from "../../lib/text-schemas";
 import { QuotaTypeSchema } from "../quotas/quotas.schemas";
 
 /**
@@ -11,7 +13,7 @@ import { QuotaTypeSchema } from "../quotas/quotas.schemas";
  */
 const FreeForm = z.record(z.string(), z.unknown());
 const Grantee = { principalType: z.enum(["USER", "GROUP"]), principalName: z.string().openapi({ description: "The user's or group's name" }) };
-const FolderPath = z.array(z.string()).min(1).openapi({ description: "The folder's path: the names from its root down to it" });
+const FolderPath = z.array(nameString(100)).min(1).max(64).openapi({ description: "The folder's path: the names from its root down to it" });
 
 const BundledGroup = z.strictObject({ name: z.string(), description: z.string().optional(), privileges: z.array(z.string()), builtIn: z.boolean() }).openapi("AccountBundleGroup");
 const BundledUser = z
@@ -19,14 +21,19 @@ const BundledUser = z
   .openapi("AccountBundleUser", { description: "A user, named: never its password or any credential." });
 const BundledConnection = z
   .strictObject({
-    name: z.string(),
-    connectionType: z.string().openapi({ description: "The connection type, by name" }),
-    type: z.string(),
-    subStorageType: z.string(),
+    name: nameString(255),
+    connectionType: nameString(255).openapi({ description: "The connection type, by name" }),
+    type: nameString(64),
+    subStorageType: nameString(64),
     disabled: z.boolean(),
     folder: FolderPath.optional(),
     allParameters: z.array(
-      z.strictObject({ key: z.string(), value: z.string().optional().openapi({ description: "Absent for a secret parameter: never exported in clear" }), systemAccess: z.boolean() }),
+      z.strictObject({
+        key: nameString(255),
+        value: z.string().max(8192).optional().openapi({ description: "Absent for a secret parameter: never exported in clear" }),
+        sealedValue: z.string().max(16_384).optional().openapi({ description: "A secret's value sealed under X-Export-Passphrase (see `secretsSealing`), when the export was sent one" }),
+        systemAccess: z.boolean(),
+      }),
     ),
   })
   .openapi("AccountBundleConnection");
@@ -53,21 +60,21 @@ const BundledDataset = z
 const BundledFolder = z
   .strictObject({
     path: FolderPath,
-    description: z.string().optional(),
+    description: textString(1024).optional(),
     folderType: z.string(),
     contentType: z.string().optional(),
     projectType: z.string(),
     visibility: z.string(),
     inheritanceState: z.string(),
     owner: z.string().optional(),
-    permissions: z.array(z.strictObject({ ...Grantee, permissions: z.array(z.string()) })).openapi({ description: "The folder's own ACL (not what it inherits)" }),
-    items: z.array(z.strictObject({ itemType: z.string(), itemId: z.string(), name: z.string() })),
+    permissions: z.array(z.strictObject({ ...Grantee, permissions: z.array(z.enum(FOLDER_PERMISSIONS)) })).openapi({ description: "The folder's own ACL (not what it inherits)" }),
+    items: z.array(z.strictObject({ itemType: z.enum(["DASHBOARD", "REPORT"]), itemId: z.string().min(1).max(255), name: nameString(255) })),
   })
   .openapi("AccountBundleFolder");
 const BundledView = z
   .strictObject({
-    name: z.string(),
-    description: z.string().optional(),
+    name: nameString(255),
+    description: textString(1024).optional(),
     enabled: z.boolean(),
     source: z.string().optional().openapi({ description: "The view's source, by name" }),
     definition: FreeForm,
@@ -80,6 +87,10 @@ export const AccountBundleSchema = z
     formatVersion: z.literal(ACCOUNT_BUNDLE_FORMAT_VERSION),
     service: z.literal(ACCOUNT_BUNDLE_SERVICE),
     account: z.strictObject({ name: z.string() }),
+    secretsSealing: z
+      .strictObject({ kdf: z.literal("PBKDF2-HMAC-SHA-256"), iterations: z.number().int(), salt: z.string(), cipher: z.literal("AES-256-GCM") })
+      .optional()
+      .openapi({ description: "How the `sealedValue`s were sealed (only with X-Export-Passphrase): the key is derived from the passphrase over this salt" }),
     groups: z.array(BundledGroup),
     users: z.array(BundledUser),
     quota: z.strictObject({ quotas: z.array(z.strictObject({ type: QuotaTypeSchema, limit: z.number().int() })) }).optional(),

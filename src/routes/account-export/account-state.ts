@@ -1,4 +1,6 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, getTableColumns, sql } from "drizzle-orm";
+import { availableTo, inJsonList } from "../../db/connections";
+import { isPrivateFolder } from "../../domain/folders/model";
 import { DEFAULT_CALENDAR_ID } from "../../db/calendars";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { scoped } from "../../db/scope";
@@ -42,7 +44,7 @@ import { secretKeysTest } from "../connections/connections.model";
  * bundle (bundleOf); the import reads the target with it too, for its ids and revisions and to
  * diff the bundle it receives against the target's own, built by the same code.
  */
-export async function readAccountState(db: Database, scope: AccountScope, accountId: string) {
+export async function readAccountState(db: Database, scope: AccountScope, accountId: string, typeNames: readonly string[] = []) {
   const of = (column: SQLiteColumn) => scoped(column, scope, eq(column, accountId));
   const [account, groupRows, userRows, memberships, limits, connectionRows, typeRows, sourceRows, itemRows, grantRows, calendarRows, datasetRows, chunkRows, folderRows, aclRows, itemMappings, viewRows] =
     await db.batch([
@@ -52,7 +54,11 @@ export async function readAccountState(db: Database, scope: AccountScope, accoun
       db.select({ userId: userGroups.userId, groupId: userGroups.groupId }).from(userGroups).where(of(userGroups.accountId)),
       db.select({ type: quotaLimits.type, limit: quotaLimits.limitValue }).from(quotaLimits).where(of(quotaLimits.accountId)),
       db.select().from(connections).where(of(connections.accountId)),
-      db.select().from(connectionTypes).where(sql`${connectionTypes.id} IN (SELECT connection_type_id FROM connections WHERE ${of(connections.accountId)})`),
+      // The types the account's connections use, and (for an import) those its bundle names, with whether the account may use each.
+      db
+        .select({ ...getTableColumns(connectionTypes), available: availableTo(accountId) })
+        .from(connectionTypes)
+        .where(sql`${connectionTypes.id} IN (SELECT connection_type_id FROM connections WHERE ${of(connections.accountId)}) OR ${inJsonList(connectionTypes.name, typeNames)}`),
       db.select().from(sources).where(of(sources.accountId)),
       db.select({ sourceId: sourceItems.sourceId, kind: sourceItems.kind, name: sourceItems.name, dataType: sourceItems.dataType, body: sourceItems.body }).from(sourceItems).where(of(sourceItems.accountId)),
       db.select({ sourceId: sourcePermissions.sourceId, principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission }).from(sourcePermissions).where(of(sourcePermissions.accountId)),
@@ -166,7 +172,8 @@ export function bundleOf(state: AccountState) {
     return withoutEmpty({ name: d.name, description: d.description, data });
   });
 
-  const bundleFolders = sortedBy(folderRows, (f) => [f.contentType ?? "", ...paths.get(f.id)!]).map((f) => {
+  // A private tree is its owner's alone (not even administrators see it): it stays out of the bundle.
+  const bundleFolders = sortedBy(folderRows.filter((f) => !isPrivateFolder(f.folderType, f.visibility)), (f) => [f.contentType ?? "", ...paths.get(f.id)!]).map((f) => {
     const acl = new Map<string, { principalType: string; principalName: string; permissions: string[] }>();
     for (const g of grantsOf(aclRows.filter((a) => a.folderId === f.id))) {
       const key = `${g.principalType}:${g.principalName}`;

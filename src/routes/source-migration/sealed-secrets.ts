@@ -27,8 +27,8 @@ interface ShownParameter {
   systemAccess: boolean;
 }
 
-/** The export's connections with each secret value (shown without one) sealed under the passphrase, and how. */
-export async function sealSecrets<C extends { id: string; name: string; allParameters: ShownParameter[] }>(
+/** The export's connections with each secret value (shown without one) sealed under the passphrase, and how. Rows by name (unique in an account). */
+export async function sealSecrets<C extends { name: string; allParameters: ShownParameter[] }>(
   c: Context<AppEnv>,
   passphrase: string,
   accountId: string,
@@ -38,7 +38,7 @@ export async function sealSecrets<C extends { id: string; name: string; allParam
   const sealer = await PassphraseSealer.forExport(passphrase, accountId);
   const connections = [];
   for (const connection of shown) {
-    const values = await storedValues(rows.find((r) => r.id === connection.id)!, connectionSecrets(c.env));
+    const values = await storedValues(rows.find((r) => r.name === connection.name)!, connectionSecrets(c.env));
     const allParameters = [];
     for (const p of connection.allParameters) {
       allParameters.push(p.value === undefined && values[p.key] ? { ...p, sealedValue: await sealer.seal(values[p.key]!, secretPlace(connection.name, p.key)) } : p);

@@ -63,4 +63,50 @@ describe("planImport", () => {
     const plan = planImport(full({ sources, quota: { quotas: [{ type: "SOURCE", limit: 1 }] } }), empty, context);
     expect(plan.filter((e) => e.type === "source").every((e) => e.status === "CONFLICT")).toBe(true);
   });
+
+  it("a secret the bundle gives (opened from its sealed value) lets a new connection be created", () => {
+    const connection = { name: "C", allParameters: [{ key: "password", systemAccess: false }] };
+    const givenSecrets = new Map([["C", new Set(["password"])]]);
+    expect(planImport(full({ connections: [connection] }), empty, { ...context, givenSecrets })[0]!.status).toBe("CAN_BE_CREATED");
+  });
+
+  const folder = (path: string[], extra: Record<string, unknown> = {}) => ({
+    path,
+    folderType: "CUSTOM",
+    contentType: "DASHBOARDS",
+    projectType: "LIBRARY_CUSTOM",
+    visibility: "CUSTOM",
+    inheritanceState: "INHERIT",
+    owner: "bob",
+    permissions: [],
+    items: [],
+    ...extra,
+  });
+  const withOwner = { ...context, targetUsers: new Set(["bob"]), importer: "bob" };
+
+  it("a folder holds as the folder endpoints would: its parent there, within the depth limit, its items of its library, an owner", () => {
+    const statusOf = (folders: object[], ctx: object = withOwner) => planImport(full({ folders: folders as never }), empty, ctx as never).map((e) => e.status);
+    expect(statusOf([folder(["A"]), folder(["A", "B"])])).toEqual(["CAN_BE_CREATED", "CAN_BE_CREATED"]);
+    expect(statusOf([folder(["A", "B"])])).toEqual(["CONFLICT"]);
+    expect(statusOf([folder(["A"]), folder(["A", "B"])], { ...withOwner, maxFolderDepth: 0 })).toEqual(["CAN_BE_CREATED", "CONFLICT"]);
+    expect(statusOf([folder(["A"], { items: [{ itemType: "REPORT", itemId: "r", name: "R" }] })])).toEqual(["CONFLICT"]);
+    expect(statusOf([folder(["A"], { folderType: "PRIVATE" })])).toEqual(["CONFLICT"]);
+    expect(statusOf([folder(["A"]), folder(["A", "B"], { projectType: "GLOBAL" })])).toEqual(["CAN_BE_CREATED", "CONFLICT"]);
+    // The owner maps to a user of the target, or the importer; with neither, a folder cannot be made.
+    expect(statusOf([folder(["A"], { owner: "alice" })])).toEqual(["CAN_BE_CREATED"]);
+    expect(statusOf([folder(["A"], { owner: "alice" })], context)).toEqual(["CONFLICT"]);
+    expect(statusOf([folder(["A"], { owner: undefined })])).toEqual(["CAN_BE_CREATED"]);
+  });
+
+  it("with prune, an object still used by what the account keeps is a CONFLICT, not a deletion", () => {
+    const connection = { name: "C", allParameters: [] };
+    const source = { name: "S", connection: "C", fields: [], customMetrics: [], permissions: [] };
+    const view = { name: "V", source: "S", definition: {}, storageSettings: { targetStorage: { connectionName: "C" } } };
+    const current = full({ connections: [connection], sources: [source], materializedViews: [view], folders: [folder(["A"])] });
+    const plan = planImport(full({ sources: [source], materializedViews: [view] }), current, { ...withOwner, prune: true });
+    expect(plan.find((e) => e.type === "connection")).toMatchObject({ status: "CONFLICT", conflicts: [expect.stringContaining("source 'S', materialized view 'V'")] });
+    expect(plan.find((e) => e.type === "folder")!.status).toBe("CAN_BE_DELETED");
+    const withoutView = planImport(full({ connections: [connection] }), current, { ...withOwner, prune: true });
+    expect(withoutView.filter((e) => e.status === "CONFLICT")).toEqual([]);
+  });
 });
