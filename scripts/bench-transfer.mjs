@@ -13,18 +13,13 @@ const RUNS = Number(process.env.BENCH_TRANSFER_RUNS ?? 3);
 const CONCURRENCY = 8;
 const SUPERVISOR = "Basic " + Buffer.from("supervisor:supervisor-test-password").toString("base64");
 const PASSWORD = "bench transfer password";
-/**
- * The bundle is about 13 MB (10 MB of datasets): the import's body cap is MAX_DATASET_BYTES plus
- * MAX_BODY_BYTES (6 MiB by default), so the bench raises MAX_BODY_BYTES for this section.
- */
-const TRANSFER_VARS = ["MAX_BODY_BYTES:33554432"];
 
 /** Runs the section against its own `wrangler dev` on `port`, its D1 state under `work`; prints its report. */
 export async function benchTransfer({ port, work, vars }) {
   const state = join(work, "transfer");
   await runWranglerQuietly(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
   const child = startWrangler(
-    ["dev", "--config", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...[...vars, ...TRANSFER_VARS].flatMap((v) => ["--var", v])],
+    ["dev", "--config", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars.flatMap((v) => ["--var", v])],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let said = "";

@@ -16,6 +16,8 @@ export interface Config {
   pageTokens: PageTokenCodec;
   /** Largest `data` of a JSON dataset, in UTF-8 bytes (413 above it). */
   maxDatasetBytes: number;
+  /** Largest body of a whole-account import, in bytes (413 above it): MAX_IMPORT_BYTES, default 16 MiB. */
+  maxImportBytes: number;
   /** Most JSON datasets one account may hold (409 DATASET_LIMIT beyond). */
   maxDatasetsPerAccount: number;
   /** Deepest a library folder may sit (root = 0): MAX_FOLDER_DEPTH, 0 to 32, default 6. */
@@ -49,6 +51,7 @@ function parseConfig(env: Bindings): Config {
     ),
     pageTokens: new PageTokenCodec(pageTokenSecrets(env.PAGE_TOKEN_KEY)),
     maxDatasetBytes: positiveInt(env.MAX_DATASET_BYTES, 5_242_880),
+    maxImportBytes: positiveInt(env.MAX_IMPORT_BYTES, 16_777_216),
     maxDatasetsPerAccount: positiveInt(env.MAX_DATASETS_PER_ACCOUNT, 100),
     // Capped so a materialized path (37 characters per level) stays short and a chain stays one small lookup.
     maxFolderDepth: Math.min(positiveInt(env.MAX_FOLDER_DEPTH, 6, true), 32),

@@ -151,4 +151,17 @@ describe("whole-account import", () => {
     expect(own.status, own.text).toBe(200);
     expect(own.json.entries.every((e: any) => e.status === "UNCHANGED")).toBe(true);
   });
+
+  it("takes bundles up to MAX_IMPORT_BYTES (16 MiB), past a dataset write's cap, and refuses more with 413", async () => {
+    const target = await createAccount(unique("ImportBig"));
+    // Seven datasets of 1 MB: more than MAX_DATASET_BYTES + MAX_BODY_BYTES (6 MiB), each within a dataset's own limit.
+    const big = (n: number) => ({ name: `Big ${n}`, data: { text: "x".repeat(1_000_000) } });
+    const bundle = { ...(await exportOf(target.id)), jsonDatasets: Array.from({ length: 7 }, (_, n) => big(n)) };
+    const dry = await importInto(target.id, bundle, "?dryRun=true");
+    expect(dry.status, dry.text.slice(0, 300)).toBe(200);
+    expect(dry.json.entries.filter((e: any) => e.type === "jsonDataset" && e.status === "CAN_BE_CREATED")).toHaveLength(7);
+    const tooBig = await importInto(target.id, { ...bundle, jsonDatasets: Array.from({ length: 17 }, (_, n) => big(n)) }, "?dryRun=true");
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.json.errorCode).toBe("PAYLOAD_TOO_LARGE");
+  }, 60_000);
 });

@@ -4,8 +4,8 @@ import { AccountIdParamSchema } from "../account-members/account-members.schemas
 import { AccountBundleSchema } from "../account-export/account-export.schemas";
 import { ImportPlanSchema, ImportQuerySchema } from "./account-import.schemas";
 
-/** A bundle carries datasets: as a dataset's write, MAX_DATASET_BYTES on top of the ordinary cap (documented with the default vars, for clients and the fuzz). */
-const bodyCap: BodyCap = (config) => config.maxDatasetBytes + config.maxBodyBytes;
+/** A bundle carries an account's datasets, several of them: a cap of its own, MAX_IMPORT_BYTES (documented with the default vars, for clients and the fuzz). */
+const bodyCap: BodyCap = (config) => config.maxImportBytes;
 
 export const importAccount = defineRoute({
   method: "post",
