@@ -8,7 +8,6 @@
 // Deterministic: every id, name and count comes from a seeded PRNG. Only the salt and hash of a
 // password and the IV of a sealed secret come from WebCrypto: fixed-length, unindexed columns,
 // so they cannot change a byte of what is printed.
-import { build } from "esbuild";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,44 +15,30 @@ import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { importTypeScript } from "./import-typescript.mjs";
 
 const { values: opts } = parseArgs({
   options: { accounts: { type: "string", default: "10000" }, shards: { type: "string", default: "8" }, seed: { type: "string", default: "21" }, keep: { type: "boolean", default: false } },
 });
 const root = new URL("..", import.meta.url).pathname;
 
-/** The service's own modules, bundled for Node (as scripts/bench-calendar.mjs does). */
-async function bundleService(outfile) {
-  await build({
-    stdin: {
-      contents: `
-        export { chooseShard, planRebalance, bytesSpread } from "./src/domain/shards/placement";
-        export { SHARD_TABLES, SPLIT_TABLES } from "./src/db/shards/roles";
-        export { accounts } from "./src/db/schema";
-        export { buildField, nativeDataType } from "./src/routes/source-fields/fields.model";
-        export { metricBody, VOLUME_METRIC } from "./src/routes/custom-metrics/metrics.model";
-        export { diffMembers } from "./src/domain/audit/changes";
-        export { eventIdFloor } from "./src/domain/audit/event-id";
-        export { CHUNK_MAX_BYTES } from "./src/db/json-datasets";
-        export { splitUtf8 } from "./src/domain/utf8-chunks";
-        export { hashPassword, PASSWORD_ITERATIONS } from "./src/domain/passwords";
-        export { ADMINISTRATORS_PRIVILEGES, PRIVILEGES } from "./src/domain/privileges";
-        export { creatorGrants } from "./src/domain/folders/acl";
-        export { rootFolderPath, childFolderPath } from "./src/domain/folders/paths";
-        export { ConnectionSecrets } from "./src/domain/connectors/connection-secrets";
-        export { getTableColumns, getTableName } from "drizzle-orm";`,
-      resolveDir: root,
-      loader: "ts",
-    },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    outfile,
-    external: ["cloudflare:*"],
-    logLevel: "warning",
-  });
-}
+/** The service's own modules, bundled for Node: placement, table roles and the row builders. */
+const SERVICE_MODULES = `
+  export { chooseShard, planRebalance, bytesSpread } from "./src/domain/shards/placement";
+  export { SHARD_TABLES, SPLIT_TABLES } from "./src/db/shards/roles";
+  export { accounts } from "./src/db/schema";
+  export { buildField, nativeDataType } from "./src/routes/source-fields/fields.model";
+  export { metricBody, VOLUME_METRIC } from "./src/routes/custom-metrics/metrics.model";
+  export { diffMembers } from "./src/domain/audit/changes";
+  export { eventIdFloor } from "./src/domain/audit/event-id";
+  export { CHUNK_MAX_BYTES } from "./src/db/json-datasets";
+  export { splitUtf8 } from "./src/domain/utf8-chunks";
+  export { hashPassword, PASSWORD_ITERATIONS } from "./src/domain/passwords";
+  export { ADMINISTRATORS_PRIVILEGES, PRIVILEGES } from "./src/domain/privileges";
+  export { creatorGrants } from "./src/domain/folders/acl";
+  export { rootFolderPath, childFolderPath } from "./src/domain/folders/paths";
+  export { ConnectionSecrets } from "./src/domain/connectors/connection-secrets";
+  export { getTableColumns, getTableName } from "drizzle-orm";`;
 let S; // the bundled modules
 
 // ---------------------------------------------------------------- deterministic randomness
@@ -473,8 +458,7 @@ if (!isMainThread) {
   const started = performance.now();
   const work = mkdtempSync(join(tmpdir(), "amapi-shards-"));
   const lib = join(work, "lib.mjs");
-  await bundleService(lib);
-  S = await import(pathToFileURL(lib).href);
+  S = await importTypeScript(SERVICE_MODULES, lib);
 
   const shardNames = Array.from({ length: Number(opts.shards) }, (_, i) => `SHARD_${i + 1}`);
   const load = shardNames.map((name) => ({ name, accounts: 0 }));
