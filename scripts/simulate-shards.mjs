@@ -375,58 +375,59 @@ function accountBytes(payload, byTable) {
 // ---------------------------------------------------------------- report
 
 const sum = (list) => list.reduce((a, b) => a + b, 0);
+/** Prints what the shards hold and the arithmetic of capacity; every line is the same from run to run. */
 function report(results, ACCOUNTS, SHARDS) {
-const bytesOf = (a) => sum(Object.values(a.tables));
-const fmt = (n) => Math.round(n).toLocaleString("en-US");
-const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
-const gb = (n) => `${(n / 1e9).toFixed(2)} GB`;
-const all = results.flatMap((r) => r.accounts);
-const files = results.map((r) => r.file);
-const mean = sum(files) / files.length;
-const cv = Math.sqrt(sum(files.map((f) => (f - mean) ** 2)) / files.length) / mean;
-const average = sum(all.map(bytesOf)) / all.length;
-const SHARD_LIMIT = 10e9; // D1's maximum database size, 10 GB, read as 10^10 bytes (the smaller reading)
-const FILL = 0.7;
-const perShard = Math.floor(SHARD_LIMIT / average);
-const out = [];
-const line = (s = "") => out.push(s);
+  const bytesOf = (a) => sum(Object.values(a.tables));
+  const fmt = (n) => Math.round(n).toLocaleString("en-US");
+  const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
+  const gb = (n) => `${(n / 1e9).toFixed(2)} GB`;
+  const all = results.flatMap((r) => r.accounts);
+  const files = results.map((r) => r.file);
+  const mean = sum(files) / files.length;
+  const cv = Math.sqrt(sum(files.map((f) => (f - mean) ** 2)) / files.length) / mean;
+  const average = sum(all.map(bytesOf)) / all.length;
+  const SHARD_LIMIT = 10e9; // D1's maximum database size, 10 GB, read as 10^10 bytes (the smaller reading)
+  const FILL = 0.7;
+  const perShard = Math.floor(SHARD_LIMIT / average);
+  const out = [];
+  const line = (s = "") => out.push(s);
 
-line(`Simulated ${fmt(ACCOUNTS)} accounts on ${SHARDS} shards (seed ${opts.seed}); sizes measured by SQLite (dbstat, pages of ${results[0].pageSize} bytes).`);
-line("Profiles: " + Object.entries(PROFILES).map(([k, p]) => `${k} ${p.share * 100} %`).join(", ") + ".");
-line();
-line("Shard      accounts  small medium large        bytes");
-for (const r of results) {
-  const count = (k) => r.accounts.filter((a) => a.profile === k).length;
-  line(`${r.name.padEnd(10)} ${String(r.accounts.length).padStart(8)} ${String(count("small")).padStart(6)} ${String(count("medium")).padStart(6)} ${String(count("large")).padStart(5)} ${gb(r.file).padStart(12)}`);
-}
-line(`Spread of bytes: max/min ${(Math.max(...files) / Math.min(...files)).toFixed(3)}, coefficient of variation ${(cv * 100).toFixed(1)} %, (max-min)/mean ${(S.bytesSpread(files) * 100).toFixed(1)} %.`);
-line();
-line(`Bytes per average account: ${mb(average)}`);
-for (const k of Object.keys(PROFILES)) {
-  const of = all.filter((a) => a.profile === k);
-  line(`  ${k.padEnd(6)} (${String(of.length).padStart(5)} accounts): ${mb(sum(of.map(bytesOf)) / of.length)} each`);
-}
-line("Per table, average account (table and its indexes), and per row:");
-const perTable = [...new Set(all.flatMap((a) => Object.keys(a.tables)))].map((t) => [t, sum(all.map((a) => a.tables[t] ?? 0)) / all.length]).sort((a, b) => b[1] - a[1]);
-const perRow = (t) => sum(results.map((r) => r.byTable[t] ?? 0)) / sum(results.map((r) => r.rows[t] ?? 0));
-for (const [t, b] of perTable.slice(0, 10)) line(`  ${t.padEnd(22)} ${fmt(b).padStart(10)} bytes ${((b / average) * 100).toFixed(1).padStart(5)} %   ${fmt(perRow(t)).padStart(9)} bytes per row`);
-line(`  (each shard also holds ${mb(sum(files) / files.length - sum(all.map(bytesOf)) / SHARDS)} that no account owns: schema, empty tables, migration rows)`);
-line();
-line(`Accounts per 10 GB shard at the average: ${fmt(perShard)}; at ${FILL * 100} % fill (headroom for growth and moves): ${fmt(perShard * FILL)}.`);
-line(`Shards for 100,000 accounts at ${FILL * 100} % fill: ${Math.ceil((100_000 * average) / (SHARD_LIMIT * FILL))} (${gb(100_000 * average)} in all).`);
-line(`D1 bindings per Worker: about 5,000 ("Maximum bindings per Workers script", developers.cloudflare.com/d1/platform/limits/), far above that.`);
-line();
-const moves = S.planRebalance(results.map((r) => ({ name: r.name, accounts: r.accounts.map((a) => ({ id: a.id, bytes: bytesOf(a) })) })), 0.05);
-const after = new Map(results.map((r) => [r.name, sum(r.accounts.map(bytesOf))]));
-for (const m of moves) {
-  after.set(m.from, after.get(m.from) - m.bytes);
-  after.set(m.to, after.get(m.to) + m.bytes);
-}
-const before = results.map((r) => sum(r.accounts.map(bytesOf)));
-line(`planRebalance (to a spread of 5 %): ${moves.length} moves, ${mb(sum(moves.map((m) => m.bytes)))} copied; account bytes spread ${(S.bytesSpread(before) * 100).toFixed(1)} % -> ${(S.bytesSpread([...after.values()]) * 100).toFixed(1)} %.`);
-for (const m of moves.slice(0, 8)) line(`  ${m.from} -> ${m.to}: account ${m.accountId} (${mb(m.bytes)})`);
-if (moves.length > 8) line(`  ... and ${moves.length - 8} more`);
-console.log(out.join("\n"));
+  line(`Simulated ${fmt(ACCOUNTS)} accounts on ${SHARDS} shards (seed ${opts.seed}); sizes measured by SQLite (dbstat, pages of ${results[0].pageSize} bytes).`);
+  line("Profiles: " + Object.entries(PROFILES).map(([k, p]) => `${k} ${p.share * 100} %`).join(", ") + ".");
+  line();
+  line("Shard      accounts  small medium large        bytes");
+  for (const r of results) {
+    const count = (k) => r.accounts.filter((a) => a.profile === k).length;
+    line(`${r.name.padEnd(10)} ${String(r.accounts.length).padStart(8)} ${String(count("small")).padStart(6)} ${String(count("medium")).padStart(6)} ${String(count("large")).padStart(5)} ${gb(r.file).padStart(12)}`);
+  }
+  line(`Spread of bytes: max/min ${(Math.max(...files) / Math.min(...files)).toFixed(3)}, coefficient of variation ${(cv * 100).toFixed(1)} %, (max-min)/mean ${(S.bytesSpread(files) * 100).toFixed(1)} %.`);
+  line();
+  line(`Bytes per average account: ${mb(average)}`);
+  for (const k of Object.keys(PROFILES)) {
+    const of = all.filter((a) => a.profile === k);
+    line(`  ${k.padEnd(6)} (${String(of.length).padStart(5)} accounts): ${mb(sum(of.map(bytesOf)) / of.length)} each`);
+  }
+  line("Per table, average account (table and its indexes), and per row:");
+  const perTable = [...new Set(all.flatMap((a) => Object.keys(a.tables)))].map((t) => [t, sum(all.map((a) => a.tables[t] ?? 0)) / all.length]).sort((a, b) => b[1] - a[1]);
+  const perRow = (t) => sum(results.map((r) => r.byTable[t] ?? 0)) / sum(results.map((r) => r.rows[t] ?? 0));
+  for (const [t, b] of perTable.slice(0, 10)) line(`  ${t.padEnd(22)} ${fmt(b).padStart(10)} bytes ${((b / average) * 100).toFixed(1).padStart(5)} %   ${fmt(perRow(t)).padStart(9)} bytes per row`);
+  line(`  (each shard also holds ${mb(sum(files) / files.length - sum(all.map(bytesOf)) / SHARDS)} that no account owns: schema, empty tables, migration rows)`);
+  line();
+  line(`Accounts per 10 GB shard at the average: ${fmt(perShard)}; at ${FILL * 100} % fill (headroom for growth and moves): ${fmt(perShard * FILL)}.`);
+  line(`Shards for 100,000 accounts at ${FILL * 100} % fill: ${Math.ceil((100_000 * average) / (SHARD_LIMIT * FILL))} (${gb(100_000 * average)} in all).`);
+  line(`D1 bindings per Worker: about 5,000 ("Maximum bindings per Workers script", developers.cloudflare.com/d1/platform/limits/), far above that.`);
+  line();
+  const moves = S.planRebalance(results.map((r) => ({ name: r.name, accounts: r.accounts.map((a) => ({ id: a.id, bytes: bytesOf(a) })) })), 0.05);
+  const after = new Map(results.map((r) => [r.name, sum(r.accounts.map(bytesOf))]));
+  for (const m of moves) {
+    after.set(m.from, after.get(m.from) - m.bytes);
+    after.set(m.to, after.get(m.to) + m.bytes);
+  }
+  const before = results.map((r) => sum(r.accounts.map(bytesOf)));
+  line(`planRebalance (to a spread of 5 %): ${moves.length} moves, ${mb(sum(moves.map((m) => m.bytes)))} copied; account bytes spread ${(S.bytesSpread(before) * 100).toFixed(1)} % -> ${(S.bytesSpread([...after.values()]) * 100).toFixed(1)} %.`);
+  for (const m of moves.slice(0, 8)) line(`  ${m.from} -> ${m.to}: account ${m.accountId} (${mb(m.bytes)})`);
+  if (moves.length > 8) line(`  ... and ${moves.length - 8} more`);
+  console.log(out.join("\n"));
 }
 
 // ---------------------------------------------------------------- the run
@@ -457,38 +458,41 @@ if (!isMainThread) {
 } else {
   const started = performance.now();
   const work = mkdtempSync(join(tmpdir(), "amapi-shards-"));
-  const lib = join(work, "lib.mjs");
-  S = await importTypeScript(SERVICE_MODULES, lib);
+  try {
+    const lib = join(work, "lib.mjs");
+    S = await importTypeScript(SERVICE_MODULES, lib);
 
-  const shardNames = Array.from({ length: Number(opts.shards) }, (_, i) => `SHARD_${i + 1}`);
-  const load = shardNames.map((name) => ({ name, accounts: 0 }));
-  const placed = new Map(shardNames.map((n) => [n, []]));
-  for (let i = 0; i < Number(opts.accounts); i++) {
-    const shard = S.chooseShard(load);
-    load.find((s) => s.name === shard).accounts++;
-    placed.get(shard).push({ id: uuid(), index: i, profile: profileOf() });
+    const shardNames = Array.from({ length: Number(opts.shards) }, (_, i) => `SHARD_${i + 1}`);
+    const load = shardNames.map((name) => ({ name, accounts: 0 }));
+    const placed = new Map(shardNames.map((n) => [n, []]));
+    for (let i = 0; i < Number(opts.accounts); i++) {
+      const shard = S.chooseShard(load);
+      load.find((s) => s.name === shard).accounts++;
+      placed.get(shard).push({ id: uuid(), index: i, profile: profileOf() });
+    }
+
+    // Two threads (this machine's cores), each filling every other shard.
+    const byName = new Map();
+    const jobs = shardNames.map((name, i) => ({ name, shardSeed: (Number(opts.seed) * 1000 + i + 1) >>> 0, accounts: placed.get(name) }));
+    await Promise.all(
+      [0, 1].map(
+        (t) =>
+          new Promise((resolve, reject) => {
+            const worker = new Worker(new URL(import.meta.url), { workerData: { lib, work, jobs: jobs.filter((_, i) => i % 2 === t) }, argv: process.argv.slice(2) });
+            worker.on("message", (r) => {
+              byName.set(r.name, r);
+              process.stderr.write(`${r.name}: ${r.accounts.length} accounts, ${(r.file / 1e9).toFixed(2)} GB, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+            });
+            worker.on("error", reject);
+            worker.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`shard worker exited with ${code}`))));
+          }),
+      ),
+    );
+    const results = shardNames.map((n) => byName.get(n));
+    report(results, Number(opts.accounts), shardNames.length);
+    console.error(`Run time: ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  } finally {
+    if (opts.keep) console.error(`Shard files kept in ${work}`);
+    else rmSync(work, { recursive: true, force: true });
   }
-
-  // Two threads (this machine's cores), each filling every other shard.
-  const byName = new Map();
-  const jobs = shardNames.map((name, i) => ({ name, shardSeed: (Number(opts.seed) * 1000 + i + 1) >>> 0, accounts: placed.get(name) }));
-  await Promise.all(
-    [0, 1].map(
-      (t) =>
-        new Promise((resolve, reject) => {
-          const worker = new Worker(new URL(import.meta.url), { workerData: { lib, work, jobs: jobs.filter((_, i) => i % 2 === t) }, argv: process.argv.slice(2) });
-          worker.on("message", (r) => {
-            byName.set(r.name, r);
-            process.stderr.write(`${r.name}: ${r.accounts.length} accounts, ${(r.file / 1e9).toFixed(2)} GB, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-          });
-          worker.on("error", reject);
-          worker.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`shard worker exited with ${code}`))));
-        }),
-    ),
-  );
-  const results = shardNames.map((n) => byName.get(n));
-  report(results, Number(opts.accounts), shardNames.length);
-  console.error(`Run time: ${((performance.now() - started) / 1000).toFixed(0)} s.`);
-  if (opts.keep) console.error(`Shard files kept in ${work}`);
-  else rmSync(work, { recursive: true, force: true });
 }
