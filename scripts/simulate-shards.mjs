@@ -40,6 +40,11 @@ const SERVICE_MODULES = `
   export { ConnectionSecrets } from "./src/domain/connectors/connection-secrets";
   export { getTableColumns, getTableName } from "drizzle-orm";`;
 let S; // the bundled modules
+function useService(modules) {
+  S = modules;
+  tables = Object.fromEntries([S.accounts, ...S.SHARD_TABLES, ...S.SPLIT_TABLES].map((t) => [S.getTableName(t), S.getTableColumns(t)]));
+  secrets = new S.ConnectionSecrets(["simulation-connection-secrets-key"]);
+}
 
 // ---------------------------------------------------------------- deterministic randomness
 
@@ -407,6 +412,9 @@ function report(results, ACCOUNTS, SHARDS) {
     const of = all.filter((a) => a.profile === k);
     line(`  ${k.padEnd(6)} (${String(of.length).padStart(5)} accounts): ${mb(sum(of.map(bytesOf)) / of.length)} each`);
   }
+  // A table added to the schema must be given contents here, or the arithmetic leaves it out.
+  const empty = Object.keys(tables).filter((t) => !results.some((r) => r.rows[t]));
+  if (empty.length > 0) line(`Shard tables this simulation does not fill yet: ${empty.join(", ")}`);
   line("Per table, average account (table and its indexes), and per row:");
   const perTable = [...new Set(all.flatMap((a) => Object.keys(a.tables)))].map((t) => [t, sum(all.map((a) => a.tables[t] ?? 0)) / all.length]).sort((a, b) => b[1] - a[1]);
   const perRow = (t) => sum(results.map((r) => r.byTable[t] ?? 0)) / sum(results.map((r) => r.rows[t] ?? 0));
@@ -434,9 +442,7 @@ function report(results, ACCOUNTS, SHARDS) {
 
 /** A worker thread fills and measures the shards it is given, one after the other. */
 async function fillShards({ lib, work, jobs }) {
-  S = await import(pathToFileURL(lib).href);
-  tables = Object.fromEntries([S.accounts, ...S.SHARD_TABLES, ...S.SPLIT_TABLES].map((t) => [S.getTableName(t), S.getTableColumns(t)]));
-  secrets = new S.ConnectionSecrets(["simulation-connection-secrets-key"]);
+  useService(await import(pathToFileURL(lib).href));
   for (const { name, shardSeed, accounts } of jobs) {
     seed = shardSeed;
     datasetTexts.clear();
@@ -460,7 +466,7 @@ if (!isMainThread) {
   const work = mkdtempSync(join(tmpdir(), "amapi-shards-"));
   try {
     const lib = join(work, "lib.mjs");
-    S = await importTypeScript(SERVICE_MODULES, lib);
+    useService(await importTypeScript(SERVICE_MODULES, lib));
 
     const shardNames = Array.from({ length: Number(opts.shards) }, (_, i) => `SHARD_${i + 1}`);
     const load = shardNames.map((name) => ({ name, accounts: 0 }));
