@@ -27,7 +27,9 @@ import {
  * - accounts: the list of tenants, and (to come) which shard holds each. Each shard also keeps a
  *   copy of its own accounts' rows, because the shard tables' foreign keys name accounts(id).
  * - access_tokens: a bearer request is looked up by the token's hash before its account is known.
- *   Its foreign key to users then crosses databases: deleting a user must delete its tokens here.
+ *   Its foreign key to users then crosses databases: deleting a user must delete its tokens here,
+ *   and the bearer check (auth/bearer.ts), one query joining token, user and account today, splits
+ *   into a directory part and a shard part.
  * - trusted_access_clients, connection_types: the supervisor's, owned by no account.
  * - connection_type_accounts: written with its type in the supervisor's batch, and read with the
  *   types (which ones an account may use); a connection's type is checked by the application.
