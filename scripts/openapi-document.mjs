@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { importTypeScript } from "./import-typescript.mjs";
 
 export const DOCUMENT_ASSET = "assets/openapi/openapi.json";
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -18,23 +18,11 @@ export async function writeOpenApiDocument() {
   const work = mkdtempSync(join(tmpdir(), "amapi-openapi-"));
   try {
     const outfile = join(work, "document.mjs");
-    await build({
-      stdin: {
-        contents: `import { createApp } from "./src/app"; import { buildDocument } from "./src/routes/meta/openapi-document";
-          export const documentText = async () => JSON.stringify(buildDocument(await createApp("")));`,
-        resolveDir: root,
-        loader: "ts",
-      },
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node22",
+    const { documentText } = await importTypeScript(
+      `import { createApp } from "./src/app"; import { buildDocument } from "./src/routes/meta/openapi-document";
+        export const documentText = async () => JSON.stringify(buildDocument(await createApp("")));`,
       outfile,
-      // The connectors' sockets are imported when a connection is opened, never here.
-      external: ["cloudflare:*"],
-      logLevel: "warning",
-    });
-    const { documentText } = await import(pathToFileURL(outfile).href);
+    );
     mkdirSync(join(root, "assets/openapi"), { recursive: true });
     writeFileSync(join(root, DOCUMENT_ASSET), await documentText());
   } finally {
