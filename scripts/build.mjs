@@ -20,6 +20,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import * as esbuild from "esbuild";
 import { minify as compress } from "terser";
+import { withoutDocumentationPlugin } from "./build-without-docs.mjs";
 import { writeOpenApiDocument } from "./openapi-document.mjs";
 
 const minify = process.env.BUILD_MINIFY !== "false";
@@ -71,7 +72,7 @@ const { outputFiles } = await esbuild.build({
   external: ["node:*", "cloudflare:*"],
   chunkNames: "chunks/[name]-[hash]",
   define: { "process.env.NODE_ENV": '"production"' },
-  plugins: [zodWithoutJsonSchema],
+  plugins: [zodWithoutJsonSchema, withoutDocumentationPlugin],
   logLevel: "warning",
   write: false,
 });
