@@ -1,4 +1,4 @@
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../domain/principal";
 import { ApiError } from "../lib/errors";
@@ -46,4 +46,17 @@ export function accountForWrite(principal: Principal, requested: string | undefi
 export function accountForList(principal: Principal, requested: string | undefined): AccountScope {
   if (principal.kind === "supervisor") return { kind: "account", accountId: requested ?? DEFAULT_ACCOUNT_ID };
   return { kind: "account", accountId: principal.accountId };
+}
+
+/**
+ * Objects a caller owns for itself rather than reads across accounts: a user its account's, the
+ * supervisor those of no account (webhook subscriptions to changes outside any account). Another
+ * account's are not found.
+ */
+export function ownerAccountOf(principal: Principal): string | null {
+  return principal.kind === "supervisor" ? null : principal.accountId;
+}
+
+export function ownedBy(accountColumn: SQLiteColumn, owner: string | null): SQL {
+  return owner === null ? isNull(accountColumn) : eq(accountColumn, owner);
 }
