@@ -1,4 +1,4 @@
-import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../domain/principal";
 import { ApiError } from "../lib/errors";
@@ -48,15 +48,3 @@ export function accountForList(principal: Principal, requested: string | undefin
   return { kind: "account", accountId: principal.accountId };
 }
 
-/**
- * Objects a caller owns for itself rather than reads across accounts: a user its account's, the
- * supervisor those of no account (webhook subscriptions to changes outside any account). Another
- * account's are not found.
- */
-export function ownerAccountOf(principal: Principal): string | null {
-  return principal.kind === "supervisor" ? null : principal.accountId;
-}
-
-export function ownedBy(accountColumn: SQLiteColumn, owner: string | null): SQL {
-  return owner === null ? isNull(accountColumn) : eq(accountColumn, owner);
-}

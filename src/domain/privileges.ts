@@ -36,8 +36,8 @@ export const PRIVILEGE_DESCRIPTIONS: Record<Privilege, string> = {
 };
 
 /**
- * Privileges the supervisor exercises besides its own supervisor authority: on any account (it reads
- * every account's audit trail), and ROLE_MANAGE_WEBHOOKS for its own subscriptions, to changes outside any account.
+ * Privileges the supervisor exercises on any account besides its own supervisor authority (it reads
+ * every account's audit trail; its webhook subscriptions also receive the changes outside any account).
  */
 export const SUPERVISOR_TENANT_PRIVILEGES: readonly Privilege[] = ["ROLE_ADMINISTER_USERS", "ROLE_ADMINISTER_GROUPS", "ROLE_VIEW_AUDIT", "ROLE_MANAGE_WEBHOOKS"];
 

@@ -117,7 +117,7 @@ describe("subscriptions", () => {
     expect((await call("POST", HOOKS, { as: as(adminA), body: { url: "http://127.0.0.1:9/x", events: ["*"], enabled: false } })).status).toBe(201);
   });
 
-  it("needs ROLE_MANAGE_WEBHOOKS; another account's subscription is 404; the supervisor's are its own", async () => {
+  it("needs ROLE_MANAGE_WEBHOOKS; another account's subscription is 404; the supervisor sees every account's and chooses the account", async () => {
     const plain = await createUser(accountA.id);
     expectError(await call("GET", HOOKS, { as: as(plain) }), 403, "FORBIDDEN");
     const manager = await createUser(accountA.id, { roles: ["ROLE_MANAGE_WEBHOOKS"] });
@@ -126,11 +126,18 @@ describe("subscriptions", () => {
     const mine = await subscribe(as(adminA), ["*"]);
     for (const [method, path] of [["GET", `${HOOKS}/${mine.id}`], ["PATCH", `${HOOKS}/${mine.id}`], ["DELETE", `${HOOKS}/${mine.id}`], ["POST", `${HOOKS}/${mine.id}/secret`], ["GET", `${HOOKS}/${mine.id}/deliveries`], ["POST", `${HOOKS}/${mine.id}/test`]] as const) {
       expectError(await call(method, path, { as: as(adminB), body: method === "PATCH" ? { enabled: false } : undefined }), 404, "NOT_FOUND");
-      expectError(await call(method, path, { body: method === "PATCH" ? { enabled: false } : undefined }), 404, "NOT_FOUND");
     }
     expect((await call("GET", HOOKS, { as: as(adminB) })).json.content.map((h: { id: string }) => h.id)).not.toContain(mine.id);
-    const supervisors = await call("GET", HOOKS);
-    expect(supervisors.json.content.every((h: { accountId: string | null }) => h.accountId === null)).toBe(true);
+    expect((await call("GET", HOOKS)).json.content.map((h: { id: string }) => h.id)).toContain(mine.id);
+    expect((await call("GET", `${HOOKS}/${mine.id}`)).status).toBe(200);
+
+    const url = `${RECEIVER}/hooks/${unique("hook")}`;
+    expectError(await call("POST", HOOKS, { as: as(adminA), body: { url, events: ["*"], accountId: accountB.id } }), 403, "ACCOUNT_FORBIDDEN");
+    expectError(await call("POST", HOOKS, { body: { url, events: ["*"], accountId: "no-such-account" } }), 400, "VALIDATION_FAILED", ["body.accountId"]);
+    const forB = await call("POST", HOOKS, { body: { url, events: ["*"], accountId: accountB.id, enabled: false } });
+    expect(forB.json.accountId).toBe(accountB.id);
+    expect((await call("GET", HOOKS, { as: as(adminB) })).json.content.map((h: { id: string }) => h.id)).toContain(forB.json.id);
+    expect((await call("POST", HOOKS, { body: { url, events: ["*"], enabled: false } })).json.accountId).toBeNull();
   });
 });
 

@@ -3,14 +3,15 @@ import type { Context } from "hono";
 import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import type { Database } from "../../db/client";
 import { auditEvents, webhookDeliveries, webhooks } from "../../db/schema";
-import { ownedBy, ownerAccountOf } from "../../db/scope";
+import { accountForWrite, scoped, scopeOf } from "../../db/scope";
+import type { Principal } from "../../domain/principal";
 import { connectorEnvironment } from "../../connectors/environment";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { webhookSecrets } from "../../domain/webhooks/secret";
 import { webhookSettings } from "../../domain/webhooks/settings";
 import { newSigningSecret, urlProblem } from "../../domain/webhooks/webhooks";
 import type { AppRouteHandler } from "../../lib/create-router";
-import { ApiError, invalid, notFound } from "../../lib/errors";
+import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { enqueue } from "../../webhooks/enqueue";
@@ -35,15 +36,19 @@ function toWebhook(row: WebhookRow, issuedSecret?: string) {
   };
 }
 
+/**
+ * The account a new subscription receives the changes of: a user's own (naming another is a 403); the
+ * supervisor's choice, none (changes outside any account) unless it names one.
+ */
+function accountOfNew(principal: Principal, requested: string | null | undefined): string | null {
+  if (principal.kind === "supervisor") return requested ?? null;
+  return accountForWrite(principal, requested ?? undefined);
+}
+
 const target = (row: { id: string; url: string }) => ({ type: "webhook" as const, id: row.id, name: row.url });
 
-/** The caller's own subscription `id` (another account's is not found). */
-const selectWebhook = (c: Context<AppEnv>, id: string) =>
-  c
-    .get("db")
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, id), ownedBy(webhooks.accountId, ownerAccountOf(c.get("principal")))));
+/** The subscription `id` in the caller's scope (another account's is not found; the supervisor's scope is every one). */
+const selectWebhook = (c: Context<AppEnv>, id: string) => c.get("db").select().from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id)));
 
 async function findWebhook(c: Context<AppEnv>, id: string): Promise<WebhookRow> {
   const row = await selectWebhook(c, id).get();
@@ -70,8 +75,7 @@ const missedWrite = (c: Context<AppEnv>) =>
   c.req.header("If-Match") ? new ApiError("PRECONDITION_FAILED", "The subscription was changed concurrently; reload it and retry") : notFound("Webhook");
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const owner = ownerAccountOf(c.get("principal"));
-  const rows = await c.get("db").select().from(webhooks).where(ownedBy(webhooks.accountId, owner)).orderBy(asc(webhooks.createdDate), asc(webhooks.id)).all();
+  const rows = await c.get("db").select().from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")))).orderBy(asc(webhooks.createdDate), asc(webhooks.id)).all();
   return c.json({ content: rows.map((row) => toWebhook(row)) }, 200);
 };
 
@@ -83,7 +87,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const secret = newSigningSecret();
   const values: WebhookRow = {
     id,
-    accountId: ownerAccountOf(c.get("principal")),
+    accountId: accountOfNew(c.get("principal"), body.accountId),
     url: body.url,
     events: [...new Set(body.events)],
     description: body.description,
@@ -95,7 +99,12 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     ...auditForCreate(c.get("principal")),
   };
   c.get("audit").record({ accountId: values.accountId, action: "webhook.create", target: target(values) });
-  await c.get("db").insert(webhooks).values(values);
+  try {
+    await c.get("db").insert(webhooks).values(values);
+  } catch (err) {
+    if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.accountId", "No such account");
+    throw err;
+  }
   c.header("Location", locationOf(c, id));
   c.header("ETag", etagOf(values.revision));
   return c.json(toWebhook(values, secret), 201);
@@ -116,7 +125,7 @@ async function write(c: Context<AppEnv>, current: WebhookRow, changes: Partial<W
     .get("db")
     .update(webhooks)
     .set(set)
-    .where(and(eq(webhooks.id, current.id), ownedBy(webhooks.accountId, current.accountId), ifMatchGuard(c, webhooks.revision, current.revision)))
+    .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
     .returning();
   if (!updated) throw missedWrite(c);
   return updated;
@@ -148,7 +157,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const deleted = await c
     .get("db")
     .delete(webhooks)
-    .where(and(eq(webhooks.id, current.id), ownedBy(webhooks.accountId, current.accountId), ifMatchGuard(c, webhooks.revision, current.revision)))
+    .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
     .returning({ id: webhooks.id });
   if (deleted.length === 0) throw missedWrite(c);
   return c.body(null, 204);
@@ -201,7 +210,7 @@ export const retryDelivery: AppRouteHandler<typeof routes.retryDelivery> = async
   const { id, deliveryId } = c.req.valid("param");
   const db = c.get("db");
   const now = new Date().toISOString();
-  const ownWebhook = db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.id, id), ownedBy(webhooks.accountId, ownerAccountOf(c.get("principal")))));
+  const ownWebhook = db.select({ id: webhooks.id }).from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id)));
   const owned = and(eq(webhookDeliveries.id, deliveryId), inArray(webhookDeliveries.webhookId, ownWebhook));
   // One round trip: FAILED becomes PENDING from its first attempt; then the delivery as it now is.
   const [retried, found] = await db.batch([

@@ -12,14 +12,15 @@ import {
 } from "./webhooks.schemas";
 
 const tags = ["Webhooks"];
-// An account's administrators (ROLE_ADMIN implies it), for the account's changes; the supervisor for changes outside any account.
+// An account's administrators (ROLE_ADMIN implies it), for the account's changes; the supervisor for
+// changes outside any account, and any account's subscriptions (SUPERVISOR_TENANT_PRIVILEGES).
 const access = { kind: "privilege", privilege: "ROLE_MANAGE_WEBHOOKS" } as const;
 
 export const list = defineRoute({
   method: "get",
   path: "/",
   tags,
-  summary: "The caller's webhook subscriptions (never with their secrets)",
+  summary: "The subscriptions of the caller's account (the supervisor: every one), never with their secrets",
   access,
   responses: { 200: jsonContent(WebhookListSchema, "Every subscription, oldest first") },
 });
@@ -30,7 +31,7 @@ export const create = defineRoute({
   tags,
   summary: "Subscribe a URL to changes: the answer is the only one that shows the signing secret",
   access,
-  errors: ["CONNECTION_SECRETS_UNAVAILABLE"],
+  errors: ["CONNECTION_SECRETS_UNAVAILABLE", "ACCOUNT_FORBIDDEN"],
   request: { body: jsonBody(WebhookCreateSchema) },
   responses: { 201: jsonContent(WebhookSchema, "The subscription, with its secret (shown this once)") },
 });

@@ -7,7 +7,7 @@ const UrlSchema = z.string().min(1).max(2048).openapi({
   description:
     "Where deliveries are POSTed. https; plain http only to a host CONNECTOR_ALLOWED_HOSTS lists. The host passes the same policy as connections' " +
     "(no private, loopback or metadata address unless listed): a refused URL is a 400 naming body.url.",
-  example: "https://hooks.example.com/metadata",
+  example: "http://127.0.0.1:8790/hooks/catalogue",
 });
 
 const PatternSchema = z
@@ -28,7 +28,7 @@ const DescriptionSchema = z.string().max(500).openapi({ description: "Free text 
 export const WebhookSchema = z
   .strictObject({
     id: z.string(),
-    accountId: z.string().nullable().openapi({ description: "The account whose changes it receives; null: the supervisor's, for changes outside any account." }),
+    accountId: z.string().nullable().openapi({ description: "The account whose changes it receives; null: changes outside any account (the supervisor's)." }),
     url: z.string(),
     events: z.array(z.string()),
     description: z.string(),
@@ -51,8 +51,13 @@ export const WebhookCreateSchema = z
     events: EventsSchema,
     description: DescriptionSchema.default(""),
     enabled: z.boolean().default(true),
+    accountId: z.string().min(1).max(64).nullable().optional().openapi({
+      description:
+        "Whose changes it receives. A user: its own account only (another is 403 ACCOUNT_FORBIDDEN). The supervisor: any account, or none (omitted or null): changes outside any account.",
+    }),
   })
-  .openapi("WebhookCreate", { example: { url: "https://hooks.example.com/metadata", events: ["source.*"], description: "Catalogue sync", enabled: true } });
+  // The receiver of npm run demo:webhooks (docs/webhooks.md); a deployment's receivers are https.
+  .openapi("WebhookCreate", { example: { url: "http://127.0.0.1:8790/hooks/catalogue", events: ["source.*"], description: "Catalogue sync", enabled: true } });
 
 export const WebhookUpdateSchema = z
   .strictObject({
