@@ -2,6 +2,7 @@ import type { App } from "./app";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
 import { routeGroupOf, type RouteGroup } from "./routes";
+import { WEBHOOK_SWEEP_CRON } from "./webhooks/cron";
 
 /**
  * One app per context path and route group, built on the first request under the group's prefix
@@ -47,8 +48,6 @@ export default {
     console.log(JSON.stringify({ level: "info", message: "audit events pruned", deleted }));
   },
 } satisfies ExportedHandler<Bindings>;
-
-export const WEBHOOK_SWEEP_CRON = "* * * * *";
 
 const BENCH_STATEMENTS_PATH = "/__bench/d1-statements/";
 

@@ -22,8 +22,16 @@ import { postSigned, type AttemptResult } from "./post";
 
 export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, env: Bindings): Promise<void> {
   const settings = webhookSettings(env);
+  // A delivery carried twice in one batch (two carriages of its event) is attempted once.
+  const attempted = new Set<string>();
+  const messages = batch.messages.filter((message) => {
+    const body = message.body;
+    if (!("delivery" in body)) return true;
+    if (attempted.has(body.delivery)) return void message.ack();
+    return attempted.add(body.delivery);
+  });
   await Promise.all(
-    batch.messages.map(async (message) => {
+    messages.map(async (message) => {
       try {
         const body = message.body;
         const delay = "events" in body ? await fanOut(env, body.events) : await attempt(env, settings, body.delivery);

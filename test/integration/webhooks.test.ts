@@ -2,7 +2,8 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import worker, { WEBHOOK_SWEEP_CRON } from "../../src/index";
+import worker from "../../src/index";
+import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/cron";
 import { as, buildRequest, call, createAccount, createUser, expectError, unique, type Credentials, type TestUser } from "./helpers";
 import { createMetricSource, metricPath } from "./metric-helpers";
 
@@ -244,6 +245,21 @@ describe("delivery through the Queue", () => {
     await settle();
     expect(idsOf(await received(hook.name))).toEqual([event!.id]);
     expect(verified(hook.secret, list[0]!).type).toBe("group.create");
+  }, 30_000);
+
+  it("an event carried twice, beside an id of no event (a conditional write that changed nothing), is delivered once", async () => {
+    const hook = await subscribe(as(adminA), ["group.create"]);
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(buildRequest("POST", "/api/groups", { as: as(adminA), body: { name: unique("g"), privileges: [] } }) as never, { ...env, WEBHOOK_QUEUE: undefined } as never, ctx);
+    await waitOnExecutionContext(ctx);
+    const [event] = await eventsOfRequest(res);
+    const message = { events: [event!.id, "01JDA7Q5N0XZ5M8W4Y9F3R2T1K"] };
+    await env.WEBHOOK_QUEUE.sendBatch([{ body: message }, { body: message }]);
+    await env.WEBHOOK_QUEUE.send(message);
+    await waitFor("the event", async () => ((await received(hook.name)).length > 0 ? true : undefined));
+    await settle();
+    expect(idsOf(await received(hook.name))).toEqual([event!.id]);
+    expect((await call("GET", `${HOOKS}/${hook.id}/deliveries`, { as: as(adminA) })).json.content).toHaveLength(1);
   }, 30_000);
 
   it("a delivery that fails every attempt is FAILED; a retry delivers it; two FAILED in a row disable the subscription (an audit event)", async () => {
