@@ -40,6 +40,13 @@ export default defineConfig(async () => {
                   CONNECTOR_ALLOWED_HOSTS: "127.0.0.1",
                   CONNECTOR_CONNECT_TIMEOUT_MS: "3000",
                   CONNECTOR_OPERATION_TIMEOUT_MS: "5000",
+                  // Webhooks (test/integration/webhooks.test.ts): a real local Queue delivers to the loopback receiver;
+                  // retries 1, 2, 4 s apart, four attempts, two FAILED deliveries disable; the sweep takes events at once.
+                  WEBHOOK_MAX_ATTEMPTS: "4",
+                  WEBHOOK_RETRY_BASE_SECONDS: "1",
+                  WEBHOOK_DISABLE_AFTER_FAILURES: "2",
+                  WEBHOOK_TIMEOUT_MS: "2000",
+                  WEBHOOK_SWEEP_GRACE_SECONDS: "0",
                   // Conformance fuzz (test/integration/conformance-fuzz-*): `npm run fuzz` sets these; empty means 50 runs, fixed seed.
                   FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
                   FUZZ_SEED: process.env.FUZZ_SEED ?? "",
@@ -51,7 +58,7 @@ export default defineConfig(async () => {
             name: "integration",
             include: ["test/integration/**/*.test.ts"],
             setupFiles: ["./test/integration/setup.ts"],
-            // Real PostgreSQL and HTTP servers for the connector tests (inject("connectorServers")).
+            // Real PostgreSQL and HTTP servers for the connector tests, and the webhook receiver (inject("connectorServers")).
             globalSetup: ["./test/global-setup/connector-servers.mjs"],
           },
         },

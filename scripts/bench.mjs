@@ -56,6 +56,11 @@ const TALKS_TO_DATA_STORE = new Set(["POST /api/connections/validate"]);
  */
 const COUNT_LIMITS = ["TOO_MANY_MATERIALIZED_VIEWS"];
 const countLimited = (op) => Object.values(op.responses).some((r) => r["x-error-codes"]?.some((code) => COUNT_LIMITS.includes(code)));
+/** Webhook operations whose cost is not D1's: a ping waits for its receiver; a retry is one-shot (retried, a delivery is PENDING: 409). */
+const NOT_BENCHED = {
+  "POST /api/webhooks/{id}/test": "POSTs to the subscriber's URL: no D1 floor stands for that",
+  "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": "retries a FAILED delivery once; sent again it is 409 (webhooks.test.ts covers it)",
+};
 const talksToDataStore = (op) => TALKS_TO_DATA_STORE.has(op.key) || Object.values(op.responses).some((r) => r["x-error-codes"]?.includes(DATA_STORE_ERROR));
 
 const service = `http://127.0.0.1:${PORT}`;
@@ -119,7 +124,7 @@ await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to",
 let serviceWorker = start("wrangler.toml", PORT, serviceState, [...SERVICE_VARS, "EXPOSE_D1_STATEMENTS:true"]);
 await waitUntilUp(service, "/api/health");
 // Connections name the sample PostgreSQL of the tests; no operation measured here reaches it.
-const harness = await loadHarness(work, { base: service, inject: { connectorServers: { postgres: { host: "127.0.0.1", port: 5432, database: "analytics" } } } });
+const harness = await loadHarness(work, { base: service, inject: { connectorServers: { postgres: { host: "127.0.0.1", port: 5432, database: "analytics" }, webhookReceiverUrl: "http://127.0.0.1:9" } } });
 const contract = await harness.loadContract();
 const operations = contract.operations.filter((op) => !ROUTES || ROUTES.test(op.key));
 console.log(`${operations.length} operations in the document${ROUTES ? ` matching ${ROUTES}` : ""}; making fixtures and recording their D1 statements ...`);
@@ -131,6 +136,10 @@ let planId = 0;
 for (const op of operations) {
   if (!harness.hasFixtures(op)) {
     skipped.push({ op, why: "no harness fixtures" });
+    continue;
+  }
+  if (NOT_BENCHED[op.key]) {
+    skipped.push({ op, why: NOT_BENCHED[op.key] });
     continue;
   }
   if (talksToDataStore(op)) {

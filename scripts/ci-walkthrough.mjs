@@ -1,7 +1,7 @@
 // npm run walkthrough: what CI does with the README's walk-through, so that it cannot go stale.
-// Starts `npm run demo:postgres`, then twice: `npm run db:reset`, `npm start`, the walk-through
+// Starts `npm run demo:postgres` and `npm run demo:webhooks`, then twice: `npm run db:reset`, `npm start`, the walk-through
 // (scripts/walkthrough.sh), stop. Fails if any call of the walk-through gets another status than
-// the one it expects. PG_PORT (default 5433) and PORT (default 8787) pick the ports.
+// the one it expects. PG_PORT (default 5433), HOOKS_PORT (default 8790) and PORT (default 8787) pick the ports.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { assertNode22 } from "./wrangler.mjs";
@@ -9,6 +9,7 @@ import { assertNode22 } from "./wrangler.mjs";
 assertNode22();
 const pgPort = process.env.PG_PORT ?? "5433";
 const port = process.env.PORT ?? "8787";
+const hooksPort = process.env.HOOKS_PORT ?? "8790";
 
 /** Starts a long-running script and resolves once a line of its output matches `ready`. */
 async function startUntil(name, args, env, ready) {
@@ -46,17 +47,19 @@ function run(command, args, env = {}) {
 }
 
 const postgres = await startUntil("postgres", ["scripts/demo-postgres.mjs"], { PORT: pgPort }, /PostgreSQL is ready/);
+const receiver = await startUntil("webhooks", ["scripts/demo-webhooks.mjs"], { PORT: hooksPort }, /receiver listening/);
 let server;
 try {
   for (const round of [1, 2]) {
     console.log(`\n=== Walk-through, round ${round}: npm run db:reset, npm start, scripts/walkthrough.sh ===`);
     await run(process.execPath, ["scripts/db-reset.mjs"]);
     server = await startUntil("npm start", ["scripts/start.mjs"], { PORT: port }, /^Ready: /m);
-    await run("bash", ["scripts/walkthrough.sh"], { API: `http://127.0.0.1:${port}/api`, PG_PORT: pgPort });
+    await run("bash", ["scripts/walkthrough.sh"], { API: `http://127.0.0.1:${port}/api`, PG_PORT: pgPort, HOOKS: `http://127.0.0.1:${hooksPort}` });
     await stop(server);
   }
   console.log("\nThe walk-through ran twice, each time against a freshly reset database.");
 } finally {
   if (server) await stop(server);
   await stop(postgres);
+  await stop(receiver);
 }

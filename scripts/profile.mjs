@@ -48,7 +48,7 @@ worker = startWrangler(
 await waitUntilUp();
 
 // ---- The operation's fixtures and its valid request, made by the integration harness ----
-const harness = await loadHarness(work, { base, inject: { connectorServers: { postgres: { host: "127.0.0.1", port: 5432, database: "analytics" } } } });
+const harness = await loadHarness(work, { base, inject: { connectorServers: { postgres: { host: "127.0.0.1", port: 5432, database: "analytics" }, webhookReceiverUrl: "http://127.0.0.1:9" } } });
 const op = (await harness.loadContract()).operations.find((o) => o.key === ROUTE);
 if (!op) throw new Error(`No operation ${ROUTE} in the document (PROFILE_ROUTE is "METHOD /template")`);
 if (!harness.hasFixtures(op)) throw new Error(`${ROUTE} has no harness fixtures`);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The README's walk-through (README, "Walk-through"): every resource of the API, one call at a time,
-# against `npm start` and `npm run demo:postgres`; ids are kept in shell variables. Needs curl and jq.
+# against `npm start`, `npm run demo:postgres` and `npm run demo:webhooks`; ids are kept in shell variables. Needs curl and jq.
 #   API=http://127.0.0.1:8787/api SUPERVISOR=supervisor:change-me-supervisor scripts/walkthrough.sh
 set -euo pipefail
-API=${API:-http://127.0.0.1:8787/api}
+API=${API:-http://127.0.0.1:8787/api}; HOOKS=${HOOKS:-http://127.0.0.1:8790}
 SUPERVISOR=${SUPERVISOR:-supervisor:change-me-supervisor}
 ALICE=alice:alice-password
 BOB=bob:bob-password
@@ -201,6 +201,13 @@ call 200 -u "$SUPERVISOR" -H "$J" -d '{"grace_period_seconds":3600}' "$API/trust
 NEW_SECRET=$(field .client_secret)
 call 200 -u "$CLIENT_ID:$CLIENT_SECRET" -H "$J" -d '{"username":"carol","account":"Acme"}' "$API/trusted-access/pull/tokens"
 call 200 -u "$CLIENT_ID:$NEW_SECRET" -H "$J" -d '{"username":"carol","account":"Acme"}' "$API/trusted-access/pull/tokens"
+
+say "Webhooks: alice subscribes the receiver of npm run demo:webhooks to Acme's groups (its secret shown once)."
+call 201 -u "$ALICE" -H "$J" -d '{"url":"'"$HOOKS"'/hooks/acme","events":["group.*"]}' "$API/webhooks"
+HOOK_ID=$(field .id); curl -sSf -X PUT --data "$(field .secret)" "$HOOKS/secret"
+say "A change: the receiver prints the signed delivery (the Queue carries it); the deliveries list shows it DELIVERED."
+call 201 -u "$ALICE" -H "$J" -d '{"name":"Hooked"}' "$API/groups"
+for _ in $(seq 100); do call 200 -u "$ALICE" "$API/webhooks/$HOOK_ID/deliveries?outcome=DELIVERED" >/dev/null; jq -e '.content != []' <<<"$BODY" >/dev/null && break; sleep 0.2; done; expect '.content[0].attempts == 1'
 
 say "Clean up: the client, then the accounts (and everything in them)."
 call 204 -u "$SUPERVISOR" -X DELETE "$API/trusted-access/clients/$CLIENT_ID"

@@ -2,6 +2,7 @@ import type { App } from "./app";
 import { normaliseContextPath } from "./lib/config";
 import type { Bindings } from "./lib/types";
 import { routeGroupOf, type RouteGroup } from "./routes";
+import { WEBHOOK_SWEEP_CRON } from "./webhooks/cron";
 
 /**
  * One app per context path and route group, built on the first request under the group's prefix
@@ -26,8 +27,22 @@ export default {
     if (app && !(app instanceof Promise)) return app.fetch(request, env, ctx);
     return (app ?? load(key, contextPath, group)).then((loaded) => loaded.fetch(request, env, ctx));
   },
-  /** The Cron Trigger (wrangler.toml [triggers]): prunes audit events past AUDIT_RETENTION_DAYS. */
-  async scheduled(_controller, env) {
+  /** The webhook Queue's consumer (src/webhooks/consumer.ts), loaded on the first batch. */
+  async queue(batch, env) {
+    const { consumeWebhookBatch } = await import("./webhooks/consumer");
+    await consumeWebhookBatch(batch as MessageBatch<never>, env);
+  },
+  /**
+   * The Cron Triggers (wrangler.toml [triggers]): every minute, the webhook sweep (events no message
+   * carried); at 17 past each hour, the prune of audit events past AUDIT_RETENTION_DAYS.
+   */
+  async scheduled(controller, env) {
+    if (controller.cron === WEBHOOK_SWEEP_CRON) {
+      const { sweep } = await import("./webhooks/consumer");
+      const swept = await sweep(env);
+      if (swept.events + swept.deliveries > 0) console.log(JSON.stringify({ level: "info", message: "webhook sweep", ...swept }));
+      return;
+    }
     const { pruneAuditEvents, retentionDays } = await import("./db/audit-retention");
     const deleted = await pruneAuditEvents(env.DB, retentionDays(env.AUDIT_RETENTION_DAYS));
     console.log(JSON.stringify({ level: "info", message: "audit events pruned", deleted }));

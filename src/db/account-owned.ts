@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client";
-import { accessTokens, accounts, calendarReferences, calendars, connections, connectionTypeAccounts, folderAcl, folderItems, folders, folderTreeState, groups, jsonDatasetChunks, jsonDatasets, materializedViews, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userAttributes, userGroups, users } from "./schema";
+import { accessTokens, accounts, calendarReferences, calendars, connections, connectionTypeAccounts, folderAcl, folderItems, folders, folderTreeState, groups, jsonDatasetChunks, jsonDatasets, materializedViews, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userAttributes, userGroups, users, webhooks } from "./schema";
 
 /**
  * Everything an account owns, children before parents. Deleting an account deletes these
@@ -11,6 +11,8 @@ import { accessTokens, accounts, calendarReferences, calendars, connections, con
 export const ACCOUNT_OWNED_TABLES = [
   // Names a source and a connection of the account, which it keeps from being deleted: it goes first.
   materializedViews,
+  // Its deliveries go with it (ON DELETE CASCADE).
+  webhooks,
   folderTreeState,
   folderItems,
   folderAcl,

@@ -53,13 +53,13 @@ export const rowGone = (table: string, id: string, idColumn = "id"): EventCondit
   params: [id],
 });
 
-type Pending = { record: AuditRecord; condition?: EventCondition; before?: boolean };
+type Pending = { record: AuditRecord; condition?: EventCondition; before?: boolean; id?: string };
 
 const isComputed = (value: unknown): value is ComputedValue => typeof value === "object" && value !== null && "sql" in value;
 
 /** One event's INSERT: a `?` per plain column, a scalar subquery per computed one, then its condition. */
-function insertOf(d1: Pick<D1Client, "prepare">, { record, condition }: Pending, context: AuditContext, time: Date): D1PreparedStatement {
-  const values = rowOf(record, context, time);
+function insertOf(d1: Pick<D1Client, "prepare">, { record, condition, id }: Pending, context: AuditContext, time: Date): D1PreparedStatement {
+  const values = rowOf(record, context, time, id);
   const select = values.map((v) => (isComputed(v) ? `(${v.sql})` : "?")).join(", ");
   const params = values.flatMap((v) => (isComputed(v) ? v.params : [v]));
   const sql = INSERT_INTO + select + (condition ? ` WHERE ${condition.sql}` : "");
@@ -67,8 +67,8 @@ function insertOf(d1: Pick<D1Client, "prepare">, { record, condition }: Pending,
 }
 
 /** The columns of one event, in COLUMNS order. */
-function rowOf(record: AuditRecord, context: AuditContext, time: Date): unknown[] {
-  const event = eventOf(record, context, time);
+function rowOf(record: AuditRecord, context: AuditContext, time: Date, id = newEventId(time.getTime())): unknown[] {
+  const event = eventOf(record, context, time, id);
   return [
     event.id,
     event.time,
@@ -101,6 +101,11 @@ function rowOf(record: AuditRecord, context: AuditContext, time: Date): unknown[
  */
 export class AuditTrail implements WriteCompanion {
   #pending: Pending[] = [];
+  /**
+   * Ids of the events whose batch committed (a conditional one may have been skipped): the request
+   * enqueues them for webhook delivery once it is answered (middleware/database), adding no round trip.
+   */
+  readonly written: string[] = [];
 
   constructor(private readonly context: () => AuditContext) {}
 
@@ -129,14 +134,18 @@ export class AuditTrail implements WriteCompanion {
    * The INSERTs of the pending events, taken once. Those conditioned on ROW_CHANGED come first, so
    * the first checks the write itself and each next one that its predecessor was inserted.
    */
-  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[] } {
+  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed: () => void } {
     const first = (p: Pending) => (p.condition === ROW_CHANGED ? 0 : 1);
-    const pending = [...this.#pending].sort((a, b) => first(a) - first(b));
+    const sorted = [...this.#pending].sort((a, b) => first(a) - first(b));
     this.#pending = [];
-    const context = pending.length > 0 ? this.context() : undefined;
+    const context = sorted.length > 0 ? this.context() : undefined;
     const time = new Date();
+    // Ids in the order the INSERTs run, so that one request's events keep their order.
+    const withIds = (list: Pending[]) => list.map((p) => ({ ...p, id: newEventId(time.getTime()) }));
+    const [before, after] = [withIds(sorted.filter((p) => p.before)), withIds(sorted.filter((p) => !p.before))];
     const inserts = (list: Pending[]) => list.map((p) => insertOf(d1, p, context!, time));
-    return { before: inserts(pending.filter((p) => p.before)), after: inserts(pending.filter((p) => !p.before)) };
+    const committed = () => void this.written.push(...[...before, ...after].map((p) => p.id));
+    return { before: inserts(before), after: inserts(after), committed };
   }
 
   /** Writes events on their own (a login lock-out, which changes nothing else): one round trip. */
@@ -146,9 +155,9 @@ export class AuditTrail implements WriteCompanion {
   }
 }
 
-function eventOf(record: AuditRecord, context: AuditContext, time: Date) {
+function eventOf(record: AuditRecord, context: AuditContext, time: Date, id: string) {
   return {
-    id: newEventId(time.getTime()),
+    id,
     time: time.toISOString(),
     actor: context.actor,
     action: record.action,

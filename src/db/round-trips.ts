@@ -118,7 +118,7 @@ export function recordedStatements(requestId: string): RecordedRoundTrip[] | und
 export interface WriteCompanion {
   readonly pending: boolean;
   /** The statements to add to a write's batch (just before its first writing statement, and right after its last), taken once. */
-  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[] };
+  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed?: () => void };
 }
 
 const INNER = Symbol("inner statement");
@@ -174,7 +174,7 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
     const from = statements.findIndex(writes);
     const to = statements.findLastIndex(writes) + 1;
     // Prepared through the wrapper (not counted: preparing is no round trip) so the bench records them.
-    const { before, after } = from >= 0 && counter.companion?.pending ? counter.companion.takeStatements(proxy) : { before: [], after: [] };
+    const { before, after, committed } = from >= 0 && counter.companion?.pending ? counter.companion.takeStatements(proxy) : { before: [], after: [], committed: undefined };
     const all = [...statements.slice(0, from < 0 ? 0 : from), ...before, ...statements.slice(from < 0 ? 0 : from, to), ...after, ...statements.slice(to)];
     const inner = all.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
     // Only the bench's recording reads them.
@@ -186,6 +186,7 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
       results = await batchOn(session, inner);
       if (trip) trip.rows = results.map(rowsOf);
     }
+    committed?.();
     if (before.length + after.length === 0) return results;
     return results.filter((_, i) => !((i >= from && i < from + before.length) || (i >= to + before.length && i < to + before.length + after.length)));
   };

@@ -47,3 +47,4 @@ export function accountForList(principal: Principal, requested: string | undefin
   if (principal.kind === "supervisor") return { kind: "account", accountId: requested ?? DEFAULT_ACCOUNT_ID };
   return { kind: "account", accountId: principal.accountId };
 }
+

@@ -15,6 +15,7 @@ export const PRIVILEGES = [
   "ROLE_ADMINISTER_USERS",
   "ROLE_ADMINISTER_GROUPS",
   "ROLE_VIEW_AUDIT",
+  "ROLE_MANAGE_WEBHOOKS",
 ] as const;
 
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -31,10 +32,14 @@ export const PRIVILEGE_DESCRIPTIONS: Record<Privilege, string> = {
   ROLE_ADMINISTER_USERS: "Create, change and delete the account's users.",
   ROLE_ADMINISTER_GROUPS: "Create, change and delete the account's groups.",
   ROLE_VIEW_AUDIT: "Read the account's audit trail (GET /api/audit-events).",
+  ROLE_MANAGE_WEBHOOKS: "Subscribe webhooks to the account's changes (/api/webhooks).",
 };
 
-/** Privileges the supervisor exercises on any account besides its own supervisor authority (it reads every account's audit trail). */
-export const SUPERVISOR_TENANT_PRIVILEGES: readonly Privilege[] = ["ROLE_ADMINISTER_USERS", "ROLE_ADMINISTER_GROUPS", "ROLE_VIEW_AUDIT"];
+/**
+ * Privileges the supervisor exercises on any account besides its own supervisor authority (it reads
+ * every account's audit trail; its webhook subscriptions also receive the changes outside any account).
+ */
+export const SUPERVISOR_TENANT_PRIVILEGES: readonly Privilege[] = ["ROLE_ADMINISTER_USERS", "ROLE_ADMINISTER_GROUPS", "ROLE_VIEW_AUDIT", "ROLE_MANAGE_WEBHOOKS"];
 
 /** What a new account's Administrators group holds (ROLE_ADMIN already implies the rest; ROLE_VIEW_AUDIT is named so a reader of the group sees it). */
 export const ADMINISTRATORS_PRIVILEGES: readonly Privilege[] = ["ROLE_ADMIN", "ROLE_VIEW_AUDIT"];

@@ -79,6 +79,7 @@ export const ROUTE_GROUPS = [
     mount("/api/materialized-views", (await import("./materialized-views/materialized-views.index")).materializedViewsRouter),
   ]),
   group("/api/audit-events", async () => [mount("/api/audit-events", (await import("./audit-events/audit-events.index")).auditEventsRouter)]),
+  group("/api/webhooks", async () => [mount("/api/webhooks", (await import("./webhooks/webhooks.index")).webhooksRouter)]),
 ];
 
 /** The group whose prefix starts `path` (segment by segment: /api/user is not /api/users), if any. */

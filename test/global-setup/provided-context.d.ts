@@ -13,6 +13,8 @@ export interface ConnectorTestServers {
   blackHolePort: number;
   /** Nothing listens there. */
   closedPort: number;
+  /** The webhook receiver (webhook-receiver.mjs): POST /hooks/<name>, GET /received/<name>. */
+  webhookReceiverUrl: string;
 }
 
 declare module "vitest" {

@@ -8,9 +8,10 @@
 import { SAMPLE_PASSWORD } from "./fixture-data.mjs";
 import { findFreePort, startBlackHoleServer, startJsonFixtureServer } from "./fixture-servers.mjs";
 import { startSamplePostgres } from "./sample-postgres.mjs";
+import { startWebhookReceiver } from "./webhook-receiver.mjs";
 
 const started = performance.now();
-const [postgres, tlsPostgres, jsonServer, otherJsonServer, blackHole, closedPort] = await Promise.all([
+const [postgres, tlsPostgres, jsonServer, otherJsonServer, blackHole, closedPort, webhookReceiver] = await Promise.all([
   findFreePort().then((port) => startSamplePostgres({ port, password: SAMPLE_PASSWORD })),
   // Needs the openssl command for its certificate; without it, the TLS tests are skipped.
   findFreePort()
@@ -23,6 +24,7 @@ const [postgres, tlsPostgres, jsonServer, otherJsonServer, blackHole, closedPort
   startJsonFixtureServer(),
   startBlackHoleServer(),
   findFreePort(),
+  startWebhookReceiver(),
 ]);
 
 process.stdout.write(
@@ -34,12 +36,13 @@ process.stdout.write(
     otherJsonBaseUrl: `http://127.0.0.1:${otherJsonServer.port}`,
     blackHolePort: blackHole.port,
     closedPort,
+    webhookReceiverUrl: `http://127.0.0.1:${webhookReceiver.port}`,
   })}\n`,
 );
 
 let stopping;
 function stop() {
-  stopping ??= Promise.allSettled([postgres.stop(), tlsPostgres?.stop(), jsonServer.close(), otherJsonServer.close(), blackHole.close()]).then(() =>
+  stopping ??= Promise.allSettled([postgres.stop(), tlsPostgres?.stop(), jsonServer.close(), otherJsonServer.close(), blackHole.close(), webhookReceiver.close()]).then(() =>
     process.exit(0),
   );
   return stopping;

@@ -81,6 +81,10 @@ const AUDITED: Record<string, string[]> = {
   "PUT /api/materialized-views/{id}": ["materialized-view.update"],
   "PATCH /api/materialized-views/{id}": ["materialized-view.update"],
   "DELETE /api/materialized-views/{id}": ["materialized-view.delete"],
+  "POST /api/webhooks": ["webhook.create"],
+  "PATCH /api/webhooks/{id}": ["webhook.update"],
+  "DELETE /api/webhooks/{id}": ["webhook.delete"],
+  "POST /api/webhooks/{id}/secret": ["webhook.update"],
 };
 
 const NOT_A_CHANGE: Record<string, string> = {
@@ -93,6 +97,8 @@ const NOT_A_CHANGE: Record<string, string> = {
   "PUT /api/accounts/{accountId}/users": "a user leaves its account only by being deleted: the list must name every user already there, so it changes nothing",
   "POST /api/sources/data-entities/describe": "reads the data store, stores nothing",
   "PUT /api/folders/tree-state": "the caller's own expanded folders in its tree view: a display preference, not a change an auditor asks about",
+  "POST /api/webhooks/{id}/test": "sends a ping, stores nothing",
+  "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": "delivery bookkeeping of an event already audited: the delivery is tried again",
 };
 
 let contract: Contract;

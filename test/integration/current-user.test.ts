@@ -56,7 +56,7 @@ describe("GET /api/user", () => {
       account: null,
       activeGroups: [],
       roles: [],
-      activeRoles: ["ROLE_ADMINISTER_USERS", "ROLE_ADMINISTER_GROUPS", "ROLE_VIEW_AUDIT"],
+      activeRoles: ["ROLE_ADMINISTER_USERS", "ROLE_ADMINISTER_GROUPS", "ROLE_VIEW_AUDIT", "ROLE_MANAGE_WEBHOOKS"],
       supervisor: true,
       signedInWith: "basic",
     });

@@ -18,3 +18,4 @@ export * from "./folders";
 export * from "./connections";
 export * from "./materialized-views";
 export * from "./audit";
+export * from "./webhooks";

@@ -12,6 +12,10 @@ import {
   folderTooDeepGuard,
   quotaGuard,
   trustedAccessClients,
+  webhookDeliveries,
+  webhookDispatched,
+  webhooks,
+  webhookSweep,
   writeConflictGuard,
 } from "../schema";
 
@@ -39,8 +43,8 @@ import {
  */
 export const DIRECTORY_TABLES = [accounts, accessTokens, trustedAccessClients, connectionTypes, connectionTypeAccounts] as const;
 
-/** The shards: every account-owned table (db/account-owned.ts) but the two above, kept with their account. */
-export const SHARD_TABLES = ACCOUNT_OWNED_TABLES.filter((t) => !(DIRECTORY_TABLES as readonly unknown[]).includes(t));
+/** The shards: every account-owned table (db/account-owned.ts) but the two above and webhooks (split, below), kept with their account. */
+export const SHARD_TABLES = ACCOUNT_OWNED_TABLES.filter((t) => !(DIRECTORY_TABLES as readonly unknown[]).includes(t) && t !== webhooks);
 
 /**
  * Rows split by account: an account's audit events commit in the same batch as its change
@@ -48,7 +52,15 @@ export const SHARD_TABLES = ACCOUNT_OWNED_TABLES.filter((t) => !(DIRECTORY_TABLE
  * changes outside any account (account_id NULL: connection types, trusted-access clients) live in
  * the directory, beside what they describe.
  */
-export const SPLIT_TABLES = [auditEvents] as const;
+export const SPLIT_TABLES = [auditEvents, webhooks, webhookDeliveries, webhookDispatched] as const;
+
+/**
+ * Webhooks follow the events they deliver (docs/webhooks.md): an account's subscriptions, their
+ * deliveries and the marks of dispatched events live on its shard with its audit events; the
+ * supervisor's subscriptions (account_id NULL), for changes outside any account, in the directory.
+ * webhook_sweep holds one row per database: how far the cron has swept that database's events.
+ */
+export const EVERY_DATABASE_TABLES = [webhookSweep] as const;
 
 /**
  * Guard tables (db/batch-guards.ts) never hold a row: a batch inserts into one to fail itself, so

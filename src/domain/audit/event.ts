@@ -20,15 +20,17 @@ export const AUDIT_TARGET_TYPES = [
   "trusted-access-client",
   "token",
   "materialized-view",
+  "webhook",
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /**
  * The actions: `<type>.<verb>` with the three verbs of every resource, and the specific ones the
  * issue names as they are: `token.issue`, `token.revoke`, `client.rotate-secret` (target type
- * `trusted-access-client`) and `login.lock-out` (target type `user`, the name tried).
+ * `trusted-access-client`) and `login.lock-out` (target type `user`, the name tried), and
+ * `webhook.disable`: the service disabled a subscription after a run of failed deliveries.
  */
-export const SPECIFIC_ACTIONS = ["token.issue", "token.revoke", "client.rotate-secret", "login.lock-out"] as const;
+export const SPECIFIC_ACTIONS = ["token.issue", "token.revoke", "client.rotate-secret", "login.lock-out", "webhook.disable"] as const;
 type ResourceType = Exclude<AuditTargetType, "token">;
 export type AuditAction = `${ResourceType}.${"create" | "update" | "delete"}` | (typeof SPECIFIC_ACTIONS)[number];
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
@@ -36,13 +38,14 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
   ...SPECIFIC_ACTIONS,
 ];
 
-export type ActorType = "USER" | "SUPERVISOR" | "TRUSTED_CLIENT";
+/** SYSTEM: the service itself, acting on no request (a subscription disabled by the webhook consumer). */
+export type ActorType = "USER" | "SUPERVISOR" | "TRUSTED_CLIENT" | "SYSTEM";
 
 export interface AuditActor {
   type: ActorType;
   id: string | null;
   name: string;
-  authentication: "BASIC" | "BEARER";
+  authentication: "BASIC" | "BEARER" | "NONE";
 }
 
 /** A value the database computes when the event is written (a revoked token's account), by a scalar subquery. */

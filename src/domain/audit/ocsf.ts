@@ -12,13 +12,20 @@ const ACTIVITIES: Record<string, [id: number, name: string]> = {
   delete: [4, "Delete"],
 };
 
+// OCSF user type_id: 1 User, 2 Admin, 3 System.
+const USER_TYPES: Record<string, { type: string; type_id: number }> = {
+  USER: { type: "User", type_id: 1 },
+  SUPERVISOR: { type: "Admin", type_id: 2 },
+  SYSTEM: { type: "System", type_id: 3 },
+};
+
 export function toOcsfApiActivity(event: AuditEvent): Record<string, unknown> {
   const verb = event.action.slice(event.action.indexOf(".") + 1);
   const [activityId, activityName] = ACTIVITIES[verb] ?? [99, "Other"];
   const actor =
     event.actor.type === "TRUSTED_CLIENT"
       ? { app_uid: event.actor.id, app_name: event.actor.name }
-      : { user: { uid: event.actor.id, name: event.actor.name, type: event.actor.type === "SUPERVISOR" ? "Admin" : "User", type_id: event.actor.type === "SUPERVISOR" ? 2 : 1 } };
+      : { user: { uid: event.actor.id, name: event.actor.name, ...USER_TYPES[event.actor.type] } };
   return {
     class_uid: 6003,
     class_name: "API Activity",

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { AuditTrail } from "../../db/audit-trail";
 import { createDatabase } from "../../db/client";
 import { rememberStatements, RoundTripCounter } from "../../db/round-trips";
@@ -6,6 +6,7 @@ import { describeServedBy, isBookmark, RequestSession, sessionStart } from "../.
 import { actorOf, requestOf } from "../../lib/audit";
 import { invalidBookmark } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
+import { enqueue, eventMessages } from "../../webhooks/enqueue";
 
 export const BOOKMARK_HEADER = "X-D1-Bookmark";
 
@@ -36,4 +37,17 @@ export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (session.servedBy.length > 0) c.res.headers.set("X-D1-Served-By", describeServedBy(session.servedBy));
   }
   if (counter.trips) rememberStatements(c.get("requestId"), counter.trips);
+  if (audit.written.length > 0) enqueueForWebhooks(c, audit.written);
 };
+
+/**
+ * Hands the committed events to the webhook Queue after the answer, on no round trip of the
+ * request's. A send that is lost (the isolate dies first, the Queue fails) loses nothing: the
+ * per-minute sweep finds events no message carried (src/webhooks/consumer.ts).
+ */
+function enqueueForWebhooks(c: Context<AppEnv>, ids: string[]): void {
+  const queue = c.env.WEBHOOK_QUEUE;
+  if (!queue) return;
+  const sending = enqueue(queue, eventMessages(ids)).catch((err) => console.error(JSON.stringify({ level: "error", message: "webhook enqueue failed", error: String(err) })));
+  c.executionCtx.waitUntil(sending);
+}

@@ -1,9 +1,10 @@
 import { and, desc, eq, gte, like, lt, or, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
+import { toAuditEvent as toEvent, type AuditEventRow as EventRow } from "../../db/audit-event-row";
 import type { Database } from "../../db/client";
 import { auditEvents } from "../../db/schema";
 import { accountForWrite } from "../../db/scope";
-import { parseActionFilter, type AuditEvent } from "../../domain/audit/event";
+import { parseActionFilter } from "../../domain/audit/event";
 import { eventIdFloor } from "../../domain/audit/event-id";
 import { toOcsfApiActivity } from "../../domain/audit/ocsf";
 import type { Principal } from "../../domain/principal";
@@ -14,26 +15,9 @@ import type { AppEnv } from "../../lib/types";
 import type { AuditEventQuery } from "./audit-events.schemas";
 import type * as routes from "./audit-events.routes";
 
-type EventRow = typeof auditEvents.$inferSelect;
-
 export const NDJSON = "application/x-ndjson";
 /** Events per D1 read while streaming: one round trip each, never the whole result in memory. */
 const STREAM_CHUNK = 200;
-
-function toEvent(row: EventRow): AuditEvent {
-  return {
-    id: row.id,
-    time: row.time,
-    accountId: row.accountId,
-    actor: { type: row.actorType as AuditEvent["actor"]["type"], id: row.actorId, name: row.actorName, authentication: row.actorAuthentication as "BASIC" | "BEARER" },
-    action: row.action as AuditEvent["action"],
-    target: { type: row.targetType as AuditEvent["target"]["type"], id: row.targetId, name: row.targetName },
-    changes: row.changes === null ? null : JSON.parse(row.changes),
-    requestId: row.requestId,
-    ip: row.ip,
-    userAgent: row.userAgent,
-  };
-}
 
 /** The account whose events the caller reads: a user its own (naming another is 403); the supervisor all, or the one it names. */
 function accountOfReader(principal: Principal, requested: string | undefined): string | undefined {

@@ -45,10 +45,10 @@ export const AuditEventSchema = z
     time: z.string().openapi({ format: "date-time" }),
     accountId: z.string().nullable().openapi({ description: "null for changes outside any account (connection types, trusted-access clients)." }),
     actor: z.object({
-      type: z.enum(["USER", "SUPERVISOR", "TRUSTED_CLIENT"]),
+      type: z.enum(["USER", "SUPERVISOR", "TRUSTED_CLIENT", "SYSTEM"]).openapi({ description: "SYSTEM: the service itself (a webhook subscription it disabled)." }),
       id: z.string().nullable(),
       name: z.string(),
-      authentication: z.enum(["BASIC", "BEARER"]),
+      authentication: z.enum(["BASIC", "BEARER", "NONE"]).openapi({ description: "NONE for the SYSTEM actor." }),
     }),
     action: z.string().openapi({ example: "source.update" }),
     target: z.object({ type: z.enum(AUDIT_TARGET_TYPES), id: z.string().nullable(), name: z.string().nullable() }),

@@ -1,4 +1,5 @@
 import { as, call, createAccount, createGroup, createUser, PASSWORD, type TestUser } from "../helpers";
+import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { READER_PASSWORD, READER_USER } from "../../global-setup/fixture-data.mjs";
 import type { HttpMethod } from "./document";
@@ -91,6 +92,34 @@ const trustedClientParams = async (world: World): Promise<PathParams> => ({ id: 
 async function tokenParams(world: World): Promise<PathParams> {
   const res = await call("POST", "/api/trusted-access/pull/tokens", { as: world.client, body: { username: world.admin.username } });
   return { tokenId: (await expectStatus("access token", res, 200)).json.token_id };
+}
+
+/**
+ * A webhook subscription of the world's account to the receiver of the global setup, disabled: the
+ * suites' writes are not delivered (webhooks.test.ts covers delivery); a ping still reaches it.
+ */
+const webhookBody = (w: World) => ({ url: `${inject("connectorServers").webhookReceiverUrl}/hooks/${w.marker}`, events: ["*"], description: `webhook of ${w.marker}`, enabled: false });
+
+async function webhookParams(world: World): Promise<PathParams> {
+  const res = await call("POST", "/api/webhooks", { as: as(world.admin), body: webhookBody(world) });
+  return { id: (await expectStatus("webhook", res, 201)).json.id };
+}
+
+/**
+ * A FAILED delivery of a webhook's: written in D1 directly, as the Queue's consumer writes one after
+ * its last attempt (making one through the API takes the whole backoff), for the newest event of the account.
+ */
+async function failedDeliveryParams(world: World): Promise<PathParams> {
+  const { id } = await webhookParams(world);
+  const deliveryId = crypto.randomUUID();
+  const now = new Date().toISOString();
+  await env.DB.prepare(
+    "INSERT INTO webhook_deliveries (id, webhook_id, event_id, attempts, last_status, last_error, outcome, created_at, updated_at) " +
+      "SELECT ?, ?, id, 8, 503, 'HTTP 503', 'FAILED', ?, ? FROM audit_events WHERE account_id = ? ORDER BY id DESC LIMIT 1",
+  )
+    .bind(deliveryId, id, now, now, world.account.id)
+    .run();
+  return { id, deliveryId };
 }
 
 /** Native fields every fixture source has (their types: ATTRIBUTE, NUMBER, INTEGER, TIME). */
@@ -527,6 +556,15 @@ export const FIXTURES: Record<string, FixtureEntry> = {
       return { id: (await expectStatus("audit events", res, 200)).json.content[0].id as string };
     },
   },
+  "/api/webhooks": { bodies: { POST: webhookBody } },
+  "/api/webhooks/{id}": {
+    params: webhookParams,
+    bodies: { PATCH: (w) => ({ description: `webhook of ${w.marker}`, events: ["source.*"] }) },
+  },
+  "/api/webhooks/{id}/secret": { params: webhookParams },
+  "/api/webhooks/{id}/test": { params: webhookParams },
+  "/api/webhooks/{id}/deliveries": { params: webhookParams },
+  "/api/webhooks/{id}/deliveries/{deliveryId}/retry": { params: failedDeliveryParams },
   "/api/json-datasets/{id}": {
     params: createJsonDataset,
     bodies: { PUT: jsonDataset, PATCH: (w) => ({ description: `dataset of ${w.marker}`, data: { patchedBy: w.marker } }) },

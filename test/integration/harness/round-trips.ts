@@ -133,4 +133,13 @@ export const ROUND_TRIPS: Record<string, number> = {
   "PUT /api/sources/{sourceId}/permissions": 3,
   "PUT /api/sources/{sourceId}/security": 2,
   "PUT /api/users/{id}": 2,
+  "GET /api/webhooks": 1,
+  "POST /api/webhooks": 1,
+  "GET /api/webhooks/{id}": 1,
+  "PATCH /api/webhooks/{id}": 2,
+  "DELETE /api/webhooks/{id}": 2,
+  "POST /api/webhooks/{id}/secret": 2,
+  "GET /api/webhooks/{id}/deliveries": 1,
+  "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": 1,
+  "POST /api/webhooks/{id}/test": 1,
 };

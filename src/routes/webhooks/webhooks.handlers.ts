@@ -1,0 +1,241 @@
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import type { Context } from "hono";
+import { rowGone, rowHasRevision } from "../../db/audit-trail";
+import type { Database } from "../../db/client";
+import { auditEvents, webhookDeliveries, webhooks } from "../../db/schema";
+import { accountForWrite, scoped, scopeOf } from "../../db/scope";
+import type { Principal } from "../../domain/principal";
+import { connectorEnvironment } from "../../connectors/environment";
+import { diffMembers, secretChanged } from "../../domain/audit/changes";
+import { webhookSecrets } from "../../domain/webhooks/secret";
+import { webhookSettings } from "../../domain/webhooks/settings";
+import { newSigningSecret, urlProblem } from "../../domain/webhooks/webhooks";
+import type { AppRouteHandler } from "../../lib/create-router";
+import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import type { AppEnv } from "../../lib/types";
+import { enqueue } from "../../webhooks/enqueue";
+import { postSigned } from "../../webhooks/post";
+import type * as routes from "./webhooks.routes";
+
+type WebhookRow = typeof webhooks.$inferSelect;
+
+/** The subscription as the API shows it. The secret is a member only of the answers that issue it. */
+function toWebhook(row: WebhookRow, issuedSecret?: string) {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    consecutiveFailures: row.consecutiveFailures,
+    ...(issuedSecret === undefined ? {} : { secret: issuedSecret }),
+    ...auditOut(row),
+  };
+}
+
+/**
+ * The account a new subscription receives the changes of: a user's own (naming another is a 403); the
+ * supervisor's choice, none (changes outside any account) unless it names one.
+ */
+function accountOfNew(principal: Principal, requested: string | null | undefined): string | null {
+  if (principal.kind === "supervisor") return requested ?? null;
+  return accountForWrite(principal, requested ?? undefined);
+}
+
+const target = (row: { id: string; url: string }) => ({ type: "webhook" as const, id: row.id, name: row.url });
+
+/** The subscription `id` in the caller's scope (another account's is not found; the supervisor's scope is every one). */
+const selectWebhook = (c: Context<AppEnv>, id: string) => c.get("db").select().from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id)));
+
+async function findWebhook(c: Context<AppEnv>, id: string): Promise<WebhookRow> {
+  const row = await selectWebhook(c, id).get();
+  if (!row) throw notFound("Webhook");
+  return row;
+}
+
+/** A 400 naming body.url when the host policy or the scheme refuses it. */
+function checkUrl(c: Context<AppEnv>, url: string): void {
+  const problem = urlProblem(url, connectorEnvironment(c.env).hostPolicy);
+  if (problem) throw invalid("body.url", problem);
+}
+
+function secrets(c: Context<AppEnv>) {
+  const sealer = webhookSecrets(c.env);
+  if (!sealer.configured) {
+    throw new ApiError("CONNECTION_SECRETS_UNAVAILABLE", "Webhook signing secrets cannot be stored: this service's operator has not set CONNECTION_SECRETS_KEY");
+  }
+  return sealer;
+}
+
+/** A write that found nothing: lost to a concurrent writer (with If-Match), or the subscription is gone. */
+const missedWrite = (c: Context<AppEnv>) =>
+  c.req.header("If-Match") ? new ApiError("PRECONDITION_FAILED", "The subscription was changed concurrently; reload it and retry") : notFound("Webhook");
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) => {
+  const rows = await c.get("db").select().from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")))).orderBy(asc(webhooks.createdDate), asc(webhooks.id)).all();
+  return c.json({ content: rows.map((row) => toWebhook(row)) }, 200);
+};
+
+export const create: AppRouteHandler<typeof routes.create> = async (c) => {
+  const body = c.req.valid("json");
+  checkUrl(c, body.url);
+  const sealer = secrets(c);
+  const id = crypto.randomUUID();
+  const secret = newSigningSecret();
+  const values: WebhookRow = {
+    id,
+    accountId: accountOfNew(c.get("principal"), body.accountId),
+    url: body.url,
+    events: [...new Set(body.events)],
+    description: body.description,
+    enabled: body.enabled,
+    secretSealed: await sealer.seal(secret, id),
+    consecutiveFailures: 0,
+    disabledReason: null,
+    revision: newRevision(),
+    ...auditForCreate(c.get("principal")),
+  };
+  c.get("audit").record({ accountId: values.accountId, action: "webhook.create", target: target(values) });
+  try {
+    await c.get("db").insert(webhooks).values(values);
+  } catch (err) {
+    if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.accountId", "No such account");
+    throw err;
+  }
+  c.header("Location", locationOf(c, id));
+  c.header("ETag", etagOf(values.revision));
+  return c.json(toWebhook(values, secret), 201);
+};
+
+export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
+  const row = await findWebhook(c, c.req.valid("param").id);
+  c.header("ETag", etagOf(row.revision));
+  return c.json(toWebhook(row), 200);
+};
+
+/** Writes `changes` to the subscription read as `current`, with its audit event; answers the row written. */
+async function write(c: Context<AppEnv>, current: WebhookRow, changes: Partial<WebhookRow>, audit: { action: "webhook.update"; changes: ReturnType<typeof diffMembers> }) {
+  const revision = newRevision();
+  const set = { ...changes, revision, ...auditForUpdate(c.get("principal")) };
+  c.get("audit").recordIf(rowHasRevision("webhooks", current.id, revision), { accountId: current.accountId, action: audit.action, target: target({ ...current, ...set }), changes: audit.changes });
+  const [updated] = await c
+    .get("db")
+    .update(webhooks)
+    .set(set)
+    .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
+    .returning();
+  if (!updated) throw missedWrite(c);
+  return updated;
+}
+
+export const update: AppRouteHandler<typeof routes.update> = async (c) => {
+  const body = c.req.valid("json");
+  const current = await findWebhook(c, c.req.valid("param").id);
+  checkIfMatch(c, current.revision);
+  if (body.url !== undefined) checkUrl(c, body.url);
+  const changes: Partial<WebhookRow> = {
+    ...(body.url !== undefined && { url: body.url }),
+    ...(body.events !== undefined && { events: [...new Set(body.events)] }),
+    ...(body.description !== undefined && { description: body.description }),
+    ...(body.enabled !== undefined && { enabled: body.enabled }),
+    // Enabled again (or disabled by a caller): the service's reason and its run of failures no longer apply.
+    ...(body.enabled !== undefined && body.enabled !== current.enabled && { disabledReason: null, consecutiveFailures: 0 }),
+  };
+  const updated = await write(c, current, changes, { action: "webhook.update", changes: diffMembers(toWebhook(current), toWebhook({ ...current, ...changes })) });
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toWebhook(updated), 200);
+};
+
+export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
+  const current = await findWebhook(c, c.req.valid("param").id);
+  checkIfMatch(c, current.revision);
+  c.get("audit").recordIf(rowGone("webhooks", current.id), { accountId: current.accountId, action: "webhook.delete", target: target(current) });
+  // Its deliveries go with it (ON DELETE CASCADE).
+  const deleted = await c
+    .get("db")
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
+    .returning({ id: webhooks.id });
+  if (deleted.length === 0) throw missedWrite(c);
+  return c.body(null, 204);
+};
+
+export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (c) => {
+  const current = await findWebhook(c, c.req.valid("param").id);
+  checkIfMatch(c, current.revision);
+  const secret = newSigningSecret();
+  const updated = await write(c, current, { secretSealed: await secrets(c).seal(secret, current.id) }, { action: "webhook.update", changes: [secretChanged("secret")] });
+  c.header("ETag", etagOf(updated.revision));
+  return c.json(toWebhook(updated, secret), 200);
+};
+
+const deliveryColumns = {
+  id: webhookDeliveries.id,
+  eventId: webhookDeliveries.eventId,
+  action: auditEvents.action,
+  attempts: webhookDeliveries.attempts,
+  lastStatus: webhookDeliveries.lastStatus,
+  lastError: webhookDeliveries.lastError,
+  nextAttemptAt: webhookDeliveries.nextAttemptAt,
+  outcome: webhookDeliveries.outcome,
+  createdAt: webhookDeliveries.createdAt,
+  updatedAt: webhookDeliveries.updatedAt,
+};
+
+const selectDeliveries = (db: Database) => db.select(deliveryColumns).from(webhookDeliveries).leftJoin(auditEvents, eq(auditEvents.id, webhookDeliveries.eventId));
+
+type Outcome = "PENDING" | "DELIVERED" | "FAILED";
+const toDelivery = <T extends { outcome: string }>(row: T) => ({ ...row, outcome: row.outcome as Outcome });
+
+export const deliveries: AppRouteHandler<typeof routes.deliveries> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { maxResults, outcome } = c.req.valid("query");
+  const db = c.get("db");
+  // One round trip: the subscription (another account's is 404) and its newest deliveries.
+  const [found, rows] = await db.batch([
+    selectWebhook(c, id),
+    selectDeliveries(db)
+      .where(and(eq(webhookDeliveries.webhookId, id), outcome === undefined ? undefined : eq(webhookDeliveries.outcome, outcome)))
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(maxResults),
+  ]);
+  if (found.length === 0) throw notFound("Webhook");
+  return c.json({ content: rows.map(toDelivery) }, 200);
+};
+
+export const retryDelivery: AppRouteHandler<typeof routes.retryDelivery> = async (c) => {
+  const { id, deliveryId } = c.req.valid("param");
+  const db = c.get("db");
+  const now = new Date().toISOString();
+  const ownWebhook = db.select({ id: webhooks.id }).from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id)));
+  const owned = and(eq(webhookDeliveries.id, deliveryId), inArray(webhookDeliveries.webhookId, ownWebhook));
+  // One round trip: FAILED becomes PENDING from its first attempt; then the delivery as it now is.
+  const [retried, found] = await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({ outcome: "PENDING", attempts: 0, lastError: null, nextAttemptAt: now, updatedAt: now })
+      .where(and(owned, eq(webhookDeliveries.outcome, "FAILED")))
+      .returning({ id: webhookDeliveries.id }),
+    selectDeliveries(db).where(owned),
+  ]);
+  const delivery = found[0];
+  if (!delivery) throw notFound("Delivery");
+  if (retried.length === 0) throw new ApiError("DELIVERY_NOT_FAILED", `The delivery is ${delivery.outcome}: only a FAILED one can be retried`);
+  // Should this send be lost, the sweep finds the PENDING delivery overdue and enqueues it.
+  await enqueue(c.env.WEBHOOK_QUEUE, [{ delivery: deliveryId }]);
+  return c.json(toDelivery(delivery), 202);
+};
+
+export const ping: AppRouteHandler<typeof routes.ping> = async (c) => {
+  const row = await findWebhook(c, c.req.valid("param").id);
+  const secret = await secrets(c).open(row.secretSealed, row.id);
+  if (secret === undefined) throw new ApiError("CONNECTION_SECRETS_UNAVAILABLE", "The signing secret cannot be opened: CONNECTION_SECRETS_KEY no longer holds its key; rotate the secret");
+  const pingId = `ping_${crypto.randomUUID()}`;
+  const problem = urlProblem(row.url, connectorEnvironment(c.env).hostPolicy);
+  const body = JSON.stringify({ type: "webhook.ping", timestamp: new Date().toISOString(), data: { webhookId: row.id } });
+  const result = problem ? { ok: false, status: null, error: `The URL is refused now: ${problem}` } : await postSigned(row.url, secret, pingId, body, webhookSettings(c.env).timeoutMs);
+  return c.json({ delivered: result.ok, status: result.status, error: result.error, webhookId: pingId }, 200);
+};

@@ -1,0 +1,54 @@
+import { signatureOf } from "../domain/webhooks/webhooks";
+import { MAX_RESPONSE_BYTES } from "../domain/webhooks/settings";
+
+export interface AttemptResult {
+  ok: boolean;
+  /** The answer's HTTP status; null when none came. */
+  status: number | null;
+  /** Why it failed (never the subscriber's body), null on success. */
+  error: string | null;
+}
+
+/**
+ * One signed POST of `body` to `url` (Standard Webhooks headers). Success is a 2xx; a redirect is
+ * not followed (it could lead past the host policy) and counts as a failure. The answer must come
+ * within `timeoutMs`; at most MAX_RESPONSE_BYTES of its body are read, then the rest is dropped.
+ */
+export async function postSigned(url: string, secret: string, id: string, body: string, timeoutMs: number): Promise<AttemptResult> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": "analytics-metadata-webhooks/1",
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": await signatureOf(secret, id, timestamp, body),
+  };
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
+    const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: controller.signal });
+    await drain(response.body);
+    const ok = response.status >= 200 && response.status < 300;
+    return { ok, status: response.status, error: ok ? null : `HTTP ${response.status}` };
+  } catch {
+    return { ok: false, status: null, error: timedOut ? `No answer within ${timeoutMs} ms` : "Could not connect (refused, unknown host, or blocked)" };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads at most MAX_RESPONSE_BYTES of an answer and drops the rest, so a huge or endless body costs nothing. */
+async function drain(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  if (!body) return;
+  const reader = body.getReader();
+  for (let read = 0; read <= MAX_RESPONSE_BYTES; ) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    read += value.byteLength;
+  }
+  await reader.cancel().catch(() => {});
+}
