@@ -20,7 +20,7 @@ export const importAccount = defineRoute({
     "under X-Export-Passphrase. See docs/export-import.md.",
   access: { kind: "accountAdmin" },
   bodyCap,
-  "x-max-body-bytes": 5_242_880 + 1_048_576,
+  "x-max-body-bytes": 16_777_216,
   errors: ["NOT_FOUND", "IMPORT_CONFLICT", "CONCURRENT_UPDATE", "INVALID_PASSPHRASE", "CONNECTION_SECRETS_UNAVAILABLE"],
   parameters: [EXPORT_PASSPHRASE_PARAMETER],
   request: {
