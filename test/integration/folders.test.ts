@@ -381,7 +381,9 @@ describe("children and contents pages", () => {
     const first = await folders("GET", `/api/folders/${root.id}/children?page_size=1`, alice);
     const cursor = first.json.next_cursor as string;
     expect(cursor).toEqual(expect.any(String));
-    const altered = `${cursor.slice(0, -2)}${cursor.endsWith("A") ? "B" : "A"}${cursor.slice(-1)}`;
+    // The second-to-last character changed (the last may carry only padding bits): to "B" if it is "A", else to "A".
+    const altered = `${cursor.slice(0, -2)}${cursor.at(-2) === "A" ? "B" : "A"}${cursor.slice(-1)}`;
+    expect(altered).not.toBe(cursor);
     const bad = [
       `/api/folders/${root.id}/children?cursor=${encodeURIComponent(altered)}`,
       `/api/folders/${root.id}/children?cursor=not-a-cursor`,
