@@ -14,6 +14,30 @@ export async function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: (
   }
 }
 
+/** What fetchWithin rejects with when its time ran out. */
+export class DeadlineExceeded extends Error {}
+
+/**
+ * fetch, aborted once `ms` have passed, until `use` of its response has finished too (what `use`
+ * does not read, it leaves to a deadline of its own). A time-out rejects with DeadlineExceeded;
+ * any other failure (refused, unknown host) as fetch's own.
+ */
+export async function fetchWithin<T>(url: string | URL, init: RequestInit, ms: number, use: (response: Response) => T | Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, ms);
+  try {
+    return await use(await fetch(url, { ...init, signal: controller.signal }));
+  } catch (err) {
+    throw timedOut ? new DeadlineExceeded() : err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** "5 s", "1.5 s", "800 ms": for messages. */
 export function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;

@@ -1,3 +1,4 @@
+import { DeadlineExceeded, fetchWithin } from "../connectors/deadline";
 import { signatureOf } from "../domain/webhooks/webhooks";
 import { MAX_RESPONSE_BYTES } from "../domain/webhooks/settings";
 
@@ -23,21 +24,16 @@ export async function postSigned(url: string, secret: string, id: string, body: 
     "webhook-timestamp": String(timestamp),
     "webhook-signature": await signatureOf(secret, id, timestamp, body),
   };
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
   try {
-    const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: controller.signal });
-    await drain(response.body);
-    const ok = response.status >= 200 && response.status < 300;
-    return { ok, status: response.status, error: ok ? null : `HTTP ${response.status}` };
-  } catch {
-    return { ok: false, status: null, error: timedOut ? `No answer within ${timeoutMs} ms` : "Could not connect (refused, unknown host, or blocked)" };
-  } finally {
-    clearTimeout(timer);
+    // The time-out covers the answer's body too: a subscriber that trickles it is cut off.
+    const status = await fetchWithin(url, { method: "POST", headers, body, redirect: "manual" }, timeoutMs, async (response) => {
+      await drain(response.body);
+      return response.status;
+    });
+    const ok = status >= 200 && status < 300;
+    return { ok, status, error: ok ? null : `HTTP ${status}` };
+  } catch (err) {
+    return { ok: false, status: null, error: err instanceof DeadlineExceeded ? `No answer within ${timeoutMs} ms` : "Could not connect (refused, unknown host, or blocked)" };
   }
 }
 

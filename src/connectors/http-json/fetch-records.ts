@@ -7,7 +7,7 @@
 import { checkHost, type HostVerdict } from "../../domain/connectors/host-policy";
 import type { ConnectorEnvironment } from "../connector";
 import { ConnectorError } from "../connector-error";
-import { formatDuration } from "../deadline";
+import { DeadlineExceeded, fetchWithin, formatDuration } from "../deadline";
 
 const MAX_REDIRECTS = 5;
 
@@ -52,20 +52,12 @@ export function checkUrlHost(url: URL, environment: ConnectorEnvironment): HostV
 
 // Bounds the wait for the response headers only; the body has its own time-out.
 async function fetchWithTimeout(url: URL, headers: Headers, timeoutMs: number): Promise<Response> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
   try {
-    return await fetch(url, { headers, redirect: "manual", signal: controller.signal });
-  } catch {
-    if (timedOut) throw new ConnectorError("TIMEOUT", `${url.origin} did not answer within ${formatDuration(timeoutMs)}.`);
+    return await fetchWithin(url, { headers, redirect: "manual" }, timeoutMs, (response) => response);
+  } catch (err) {
+    if (err instanceof DeadlineExceeded) throw new ConnectorError("TIMEOUT", `${url.origin} did not answer within ${formatDuration(timeoutMs)}.`);
     // The message names the origin only: a path or query string may carry a token.
     throw new ConnectorError("UNREACHABLE", `Could not reach ${url.origin} (wrong host or port, server down, or blocked).`);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
