@@ -102,10 +102,12 @@ function rowOf(record: AuditRecord, context: AuditContext, time: Date, id = newE
 export class AuditTrail implements WriteCompanion {
   #pending: Pending[] = [];
   /**
-   * Ids of the events whose batch committed (a conditional one may have been skipped): the request
-   * enqueues them for webhook delivery once it is answered (middleware/database), adding no round trip.
+   * Ids of the committed events (a conditional one may have been skipped) whose account had an
+   * enabled webhook subscription when they committed: the request enqueues them for delivery once
+   * it is answered (middleware/database), adding no round trip. The events of an account with no
+   * subscription go to no Queue at all (the sweep passes them by too: src/webhooks/consumer.ts).
    */
-  readonly written: string[] = [];
+  readonly toDeliver: string[] = [];
 
   constructor(private readonly context: () => AuditContext) {}
 
@@ -134,7 +136,7 @@ export class AuditTrail implements WriteCompanion {
    * The INSERTs of the pending events, taken once. Those conditioned on ROW_CHANGED come first, so
    * the first checks the write itself and each next one that its predecessor was inserted.
    */
-  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed: () => void } {
+  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed: (after: D1Result[]) => void } {
     const first = (p: Pending) => (p.condition === ROW_CHANGED ? 0 : 1);
     const sorted = [...this.#pending].sort((a, b) => first(a) - first(b));
     this.#pending = [];
@@ -144,8 +146,12 @@ export class AuditTrail implements WriteCompanion {
     const withIds = (list: Pending[]) => list.map((p) => ({ ...p, id: newEventId(time.getTime()) }));
     const [before, after] = [withIds(sorted.filter((p) => p.before)), withIds(sorted.filter((p) => !p.before))];
     const inserts = (list: Pending[]) => list.map((p) => insertOf(d1, p, context!, time));
-    const committed = () => void this.written.push(...[...before, ...after].map((p) => p.id));
-    return { before: inserts(before), after: inserts(after), committed };
+    // Asked inside the write's transaction, last: whether anyone subscribes to these events' accounts.
+    const probe = sorted.length > 0 ? [subscriptionProbe(d1, [...new Set(sorted.map((p) => p.record.accountId ?? null))])] : [];
+    const committed = (results: D1Result[]) => {
+      if (results.at(-1)?.results.length) this.toDeliver.push(...[...before, ...after].map((p) => p.id!));
+    };
+    return { before: inserts(before), after: [...inserts(after), ...probe], committed };
   }
 
   /** Writes events on their own (a login lock-out, which changes nothing else): one round trip. */
@@ -153,6 +159,13 @@ export class AuditTrail implements WriteCompanion {
     const time = new Date();
     await d1.batch(records.map((record) => insertOf(d1, { record }, context, time)));
   }
+}
+
+/** One row if an enabled webhook subscription listens to one of these accounts (null: changes outside any account). */
+function subscriptionProbe(d1: Pick<D1Client, "prepare">, accounts: (string | ComputedValue | null)[]): D1PreparedStatement {
+  const any = accounts.map((a) => (isComputed(a) ? `account_id IS (${a.sql})` : "account_id IS ?")).join(" OR ");
+  const params = accounts.flatMap((a) => (isComputed(a) ? a.params : [a]));
+  return d1.prepare(`SELECT 1 AS subscribed FROM webhooks WHERE enabled = 1 AND (${any}) LIMIT 1`).bind(...params);
 }
 
 function eventOf(record: AuditRecord, context: AuditContext, time: Date, id: string) {

@@ -118,7 +118,8 @@ export function recordedStatements(requestId: string): RecordedRoundTrip[] | und
 export interface WriteCompanion {
   readonly pending: boolean;
   /** The statements to add to a write's batch (just before its first writing statement, and right after its last), taken once. */
-  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed?: () => void };
+  /** `committed` is called with the results of the `after` statements once their batch has committed. */
+  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed?: (after: D1Result[]) => void };
 }
 
 const INNER = Symbol("inner statement");
@@ -186,7 +187,7 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
       results = await batchOn(session, inner);
       if (trip) trip.rows = results.map(rowsOf);
     }
-    committed?.();
+    committed?.(results.slice(to + before.length, to + before.length + after.length));
     if (before.length + after.length === 0) return results;
     return results.filter((_, i) => !((i >= from && i < from + before.length) || (i >= to + before.length && i < to + before.length + after.length)));
   };

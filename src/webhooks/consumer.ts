@@ -46,27 +46,28 @@ export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, e
   );
 }
 
-type Subscription = { id: string; accountId: string | null; events: string };
+type Subscription = { id: string; accountId: string | null; events: string; createdDate: string };
 
 async function fanOut(env: Bindings, ids: string[]): Promise<undefined> {
   const db = env.DB;
   const idList = JSON.stringify(ids);
   const [events, subscriptions] = await db.batch([
-    db.prepare(`SELECT e.id, e.account_id AS accountId, e.action FROM audit_events e WHERE e.id IN (SELECT value FROM json_each(?))`).bind(idList),
+    db.prepare(`SELECT e.id, e.account_id AS accountId, e.action, e.time FROM audit_events e WHERE e.id IN (SELECT value FROM json_each(?))`).bind(idList),
     // The enabled subscriptions of the events' accounts (IS: null, outside any account, matches null).
     db
       .prepare(
-        "SELECT w.id, w.account_id AS accountId, w.events FROM webhooks w WHERE w.enabled = 1 AND EXISTS " +
+        "SELECT w.id, w.account_id AS accountId, w.events, w.created_date AS createdDate FROM webhooks w WHERE w.enabled = 1 AND EXISTS " +
           "(SELECT 1 FROM audit_events e WHERE e.id IN (SELECT value FROM json_each(?)) AND e.account_id IS w.account_id)",
       )
       .bind(idList),
   ]);
-  const found = events!.results as { id: string; accountId: string | null; action: string }[];
+  const found = events!.results as { id: string; accountId: string | null; action: string; time: string }[];
   if (found.length === 0) return undefined;
   const now = new Date().toISOString();
   const deliveries = found.flatMap((event) =>
     (subscriptions!.results as Subscription[])
-      .filter((s) => s.accountId === event.accountId && matchesAny(JSON.parse(s.events) as string[], event.action))
+      // A subscription receives the changes made since it was created, not older ones swept late.
+      .filter((s) => s.accountId === event.accountId && s.createdDate <= event.time && matchesAny(JSON.parse(s.events) as string[], event.action))
       .map((s) => ({ id: crypto.randomUUID(), webhookId: s.id, eventId: event.id })),
   );
   const foundIds = JSON.stringify(found.map((e) => e.id));
@@ -152,7 +153,7 @@ async function record(env: Bindings, settings: WebhookSettings, row: DeliveryRow
     changes: [{ member: "enabled", before: true, after: false }, { member: "disabledReason", before: null, after: reason }],
   });
   const { after, committed } = trail.takeStatements(db);
-  await db.batch([
+  const settled = [
     update("FAILED", null),
     db.prepare("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ? AND enabled = 1").bind(row.webhookId),
     db
@@ -160,11 +161,11 @@ async function record(env: Bindings, settings: WebhookSettings, row: DeliveryRow
         "UPDATE webhooks SET enabled = 0, disabled_reason = ?, revision = lower(hex(randomblob(8))), last_modified_date = ? WHERE id = ? AND enabled = 1 AND consecutive_failures >= ?",
       )
       .bind(reason, now.toISOString(), row.webhookId, settings.disableAfterFailures),
-    ...after,
-  ]);
-  committed();
+  ];
+  const results = await db.batch([...settled, ...after]);
+  committed(results.slice(settled.length));
   const queue: Queue | undefined = env.WEBHOOK_QUEUE;
-  if (queue && trail.written.length > 0) await enqueue(queue, eventMessages(trail.written));
+  if (queue && trail.toDeliver.length > 0) await enqueue(queue, eventMessages(trail.toDeliver));
   return undefined;
 }
 
@@ -192,7 +193,9 @@ export async function sweep(env: Bindings, now = Date.now()): Promise<{ events: 
     db
       .prepare(
         "SELECT e.id FROM audit_events e WHERE e.id >= COALESCE((SELECT swept_to FROM webhook_sweep WHERE id = 1), ?) AND e.id < ? " +
-          "AND NOT EXISTS (SELECT 1 FROM webhook_dispatched d WHERE d.event_id = e.id) ORDER BY e.id LIMIT ?",
+          "AND NOT EXISTS (SELECT 1 FROM webhook_dispatched d WHERE d.event_id = e.id) " +
+          // Only events someone listened to when they happened: the others were never meant for a Queue.
+          "AND EXISTS (SELECT 1 FROM webhooks w WHERE w.enabled = 1 AND w.account_id IS e.account_id AND w.created_date <= e.time) ORDER BY e.id LIMIT ?",
       )
       .bind(eventIdFloor(now - FIRST_SWEEP_LOOKBACK_MS), cutoff, SWEEP_LIMIT),
     db.prepare("SELECT id FROM webhook_deliveries WHERE outcome = 'PENDING' AND next_attempt_at < ? LIMIT ?").bind(stuckBefore, SWEEP_LIMIT),

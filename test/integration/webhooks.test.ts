@@ -282,6 +282,28 @@ describe("delivery through the Queue", () => {
     expect((await call("GET", `${HOOKS}/${hook.id}/deliveries`, { as: as(adminA) })).json.content).toEqual([expect.objectContaining({ eventId: event!.id, outcome: "DELIVERED" })]);
   }, 30_000);
 
+  it("a change in an account with no subscription goes to no Queue, and a new subscription gets no change older than itself", async () => {
+    const quiet = await createAccount();
+    const admin = await createUser(quiet.id, { groups: ["Users", "Administrators"] });
+    const dispatched = (id: string) => env.DB.prepare("SELECT 1 AS found FROM webhook_dispatched WHERE event_id = ?").bind(id).first();
+    // The Queue is bound, but nobody listens to this account: no message carries the event (a carried one is marked dispatched).
+    const unheard = await call("POST", "/api/groups", { as: as(admin), body: { name: unique("g"), privileges: [] } });
+    expect(unheard.status).toBe(201);
+    const [old] = await eventsOfRequest(unheard);
+    await settle();
+    expect(await dispatched(old!.id)).toBeNull();
+
+    // Subscribed afterwards: the sweep does not carry the older event to it, and the next change arrives.
+    const hook = await subscribe(as(admin), ["group.create"]);
+    await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: WEBHOOK_SWEEP_CRON }), env as never);
+    const heard = await call("POST", "/api/groups", { as: as(admin), body: { name: unique("g"), privileges: [] } });
+    const [fresh] = await eventsOfRequest(heard);
+    await waitFor("the new event", async () => ((await received(hook.name)).length > 0 ? true : undefined));
+    await settle();
+    expect(idsOf(await received(hook.name))).toEqual([fresh!.id]);
+    expect(await dispatched(old!.id)).toBeNull();
+  }, 30_000);
+
   it("a delivery that fails every attempt is FAILED; a retry delivers it; two FAILED in a row disable the subscription (an audit event)", async () => {
     // Four 503s exhaust the four attempts; the fifth request (the manual retry) is answered 204.
     const flaky = await subscribe(as(adminA), ["group.create"], "?fail=4");

@@ -37,7 +37,7 @@ export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (session.servedBy.length > 0) c.res.headers.set("X-D1-Served-By", describeServedBy(session.servedBy));
   }
   if (counter.trips) rememberStatements(c.get("requestId"), counter.trips);
-  if (audit.written.length > 0) enqueueForWebhooks(c, audit.written);
+  if (audit.toDeliver.length > 0) enqueueForWebhooks(c, audit.toDeliver);
 };
 
 /**
