@@ -142,6 +142,25 @@ describe("subscriptions", () => {
   });
 });
 
+describe("the limit of subscriptions", () => {
+  it("25 simultaneous creations in one account make exactly 20 subscriptions (and 20 events); the rest are 409 TOO_MANY_WEBHOOKS", async () => {
+    const account = await createAccount();
+    const admin = await createUser(account.id, { groups: ["Users", "Administrators"] });
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => call("POST", HOOKS, { as: as(admin), body: { url: `${RECEIVER}/hooks/${unique(`limit${i}`)}`, events: ["group.create"] } })),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    for (const refused of answers.filter((a) => a.status !== 201)) expectError(refused, 409, "TOO_MANY_WEBHOOKS");
+    issuedSecrets.push(...answers.filter((a) => a.status === 201).map((a) => a.json.secret as string));
+    const count = async (sql: string) => (await env.DB.prepare(sql).bind(account.id).first<{ n: number }>())!.n;
+    expect(await count("SELECT count(*) AS n FROM webhooks WHERE account_id = ?")).toBe(20);
+    expect(await count("SELECT count(*) AS n FROM audit_events WHERE account_id = ? AND action = 'webhook.create'")).toBe(20);
+    // Another account's limit is its own.
+    expect((await call("POST", HOOKS, { as: as(adminB), body: { url: `${RECEIVER}/hooks/${unique("other")}`, events: ["group.create"] } })).status).toBe(201);
+  }, 30_000);
+});
+
 describe("delivery through the Queue", () => {
   it("every kind of change reaches a matching subscriber once, signed; a non-matching one never; another account's never", async () => {
     const everything = await subscribe(as(adminA), ["*"]);

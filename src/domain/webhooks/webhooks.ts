@@ -9,6 +9,13 @@ import { checkHost, type HostPolicy } from "../connectors/host-policy";
  * `*`, an exact action (`custom-metric.update`), or a prefix ending in `.*` that some action
  * starts with (`source.*`); undefined when valid, else why not.
  */
+/**
+ * Subscriptions an account may hold (and the supervisor, for changes outside any account). Each
+ * event is matched against every enabled one by the consumer, so the number is bounded; the
+ * established services bound it too (Stripe 16 endpoints, GitHub 20 hooks per event).
+ */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
+
 export function patternProblem(pattern: string): string | undefined {
   if (pattern === "*") return undefined;
   if (pattern.endsWith(".*")) {

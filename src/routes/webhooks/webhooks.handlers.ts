@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { rowGone, rowHasRevision } from "../../db/audit-trail";
+import { COUNT_LIMIT_GUARD, refuseWhen, refusedBy } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
 import { auditEvents, webhookDeliveries, webhooks } from "../../db/schema";
 import { accountForWrite, scoped, scopeOf } from "../../db/scope";
@@ -9,7 +10,7 @@ import { connectorEnvironment } from "../../connectors/environment";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { webhookSecrets } from "../../domain/webhooks/secret";
 import { webhookSettings } from "../../domain/webhooks/settings";
-import { newSigningSecret, urlProblem } from "../../domain/webhooks/webhooks";
+import { MAX_WEBHOOKS_PER_ACCOUNT, newSigningSecret, urlProblem } from "../../domain/webhooks/webhooks";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
@@ -99,10 +100,14 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     ...auditForCreate(c.get("principal")),
   };
   c.get("audit").record({ accountId: values.accountId, action: "webhook.create", target: target(values) });
+  const db = c.get("db");
   try {
-    await c.get("db").insert(webhooks).values(values);
+    // Counted in the insert's own transaction: simultaneous creations cannot pass the limit together.
+    const full = sql`(SELECT count(*) FROM webhooks WHERE account_id IS ${values.accountId}) >= ${MAX_WEBHOOKS_PER_ACCOUNT}`;
+    await db.batch([refuseWhen(db, COUNT_LIMIT_GUARD, full, "WEBHOOK"), db.insert(webhooks).values(values)]);
   } catch (err) {
     if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.accountId", "No such account");
+    if (refusedBy(err, COUNT_LIMIT_GUARD)) throw new ApiError("TOO_MANY_WEBHOOKS", `There are already ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions, the most there may be`);
     throw err;
   }
   c.header("Location", locationOf(c, id));

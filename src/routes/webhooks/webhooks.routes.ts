@@ -31,7 +31,7 @@ export const create = defineRoute({
   tags,
   summary: "Subscribe a URL to changes: the answer is the only one that shows the signing secret",
   access,
-  errors: ["CONNECTION_SECRETS_UNAVAILABLE", "ACCOUNT_FORBIDDEN"],
+  errors: ["CONNECTION_SECRETS_UNAVAILABLE", "ACCOUNT_FORBIDDEN", "TOO_MANY_WEBHOOKS"],
   request: { body: jsonBody(WebhookCreateSchema) },
   responses: { 201: jsonContent(WebhookSchema, "The subscription, with its secret (shown this once)") },
 });
