@@ -54,7 +54,7 @@ const TALKS_TO_DATA_STORE = new Set(["POST /api/connections/validate"]);
  * Creations an account may make only 100 of: a round sends at most DELETE_POOL of them, with no
  * warm-up, so neither the service's worlds nor the floor's one account (its plan's) reaches the limit.
  */
-const COUNT_LIMITS = ["TOO_MANY_MATERIALIZED_VIEWS"];
+const COUNT_LIMITS = ["TOO_MANY_MATERIALIZED_VIEWS", "TOO_MANY_WEBHOOKS"];
 const countLimited = (op) => Object.values(op.responses).some((r) => r["x-error-codes"]?.some((code) => COUNT_LIMITS.includes(code)));
 /** Webhook operations whose cost is not D1's: a ping waits for its receiver; a retry is one-shot (retried, a delivery is PENDING: 409). */
 const NOT_BENCHED = {

@@ -118,7 +118,7 @@ describe("subscriptions", () => {
     expect((await call("POST", HOOKS, { as: as(adminA), body: { url: "http://127.0.0.1:9/x", events: ["*"], enabled: false } })).status).toBe(201);
   });
 
-  it("needs ROLE_MANAGE_WEBHOOKS; another account's subscription is 404; the supervisor sees every account's and chooses the account", async () => {
+  it("needs ROLE_MANAGE_WEBHOOKS; another account's subscription is 404; the supervisor lists one account's at a time and chooses the account", async () => {
     const plain = await createUser(accountA.id);
     expectError(await call("GET", HOOKS, { as: as(plain) }), 403, "FORBIDDEN");
     const manager = await createUser(accountA.id, { roles: ["ROLE_MANAGE_WEBHOOKS"] });
@@ -129,8 +129,11 @@ describe("subscriptions", () => {
       expectError(await call(method, path, { as: as(adminB), body: method === "PATCH" ? { enabled: false } : undefined }), 404, "NOT_FOUND");
     }
     expect((await call("GET", HOOKS, { as: as(adminB) })).json.content.map((h: { id: string }) => h.id)).not.toContain(mine.id);
-    expect((await call("GET", HOOKS)).json.content.map((h: { id: string }) => h.id)).toContain(mine.id);
+    expect((await call("GET", `${HOOKS}?accountId=${accountA.id}`)).json.content.map((h: { id: string }) => h.id)).toContain(mine.id);
+    expect((await call("GET", HOOKS)).json.content.map((h: { accountId: string | null }) => h.accountId)).not.toContain(accountA.id);
     expect((await call("GET", `${HOOKS}/${mine.id}`)).status).toBe(200);
+    expectError(await call("GET", `${HOOKS}?accountId=${accountB.id}`, { as: as(adminA) }), 403, "ACCOUNT_FORBIDDEN");
+    expect((await call("GET", `${HOOKS}?accountId=${accountA.id}`, { as: as(adminA) })).json.content.map((h: { id: string }) => h.id)).toContain(mine.id);
 
     const url = `${RECEIVER}/hooks/${unique("hook")}`;
     expectError(await call("POST", HOOKS, { as: as(adminA), body: { url, events: ["*"], accountId: accountB.id } }), 403, "ACCOUNT_FORBIDDEN");
@@ -138,24 +141,28 @@ describe("subscriptions", () => {
     const forB = await call("POST", HOOKS, { body: { url, events: ["*"], accountId: accountB.id, enabled: false } });
     expect(forB.json.accountId).toBe(accountB.id);
     expect((await call("GET", HOOKS, { as: as(adminB) })).json.content.map((h: { id: string }) => h.id)).toContain(forB.json.id);
-    expect((await call("POST", HOOKS, { body: { url, events: ["*"], enabled: false } })).json.accountId).toBeNull();
+    const outside = (await call("POST", HOOKS, { body: { url, events: ["*"], enabled: false } })).json;
+    expect(outside.accountId).toBeNull();
+    const supervisorList = (await call("GET", HOOKS)).json.content as { id: string; accountId: string | null }[];
+    expect(supervisorList.map((h) => h.id)).toContain(outside.id);
+    expect(supervisorList.every((h) => h.accountId === null)).toBe(true);
   });
 });
 
 describe("the limit of subscriptions", () => {
-  it("25 simultaneous creations in one account make exactly 20 subscriptions (and 20 events); the rest are 409 TOO_MANY_WEBHOOKS", async () => {
+  it("110 simultaneous creations in one account make exactly 100 subscriptions (and 100 events); the rest are 409 TOO_MANY_WEBHOOKS", async () => {
     const account = await createAccount();
     const admin = await createUser(account.id, { groups: ["Users", "Administrators"] });
     const answers = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => call("POST", HOOKS, { as: as(admin), body: { url: `${RECEIVER}/hooks/${unique(`limit${i}`)}`, events: ["group.create"] } })),
+      Array.from({ length: 110 }, (_, i) => call("POST", HOOKS, { as: as(admin), body: { url: `${RECEIVER}/hooks/${unique(`limit${i}`)}`, events: ["group.create"] } })),
     );
     const statuses = answers.map((a) => a.status).sort();
-    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(100);
     for (const refused of answers.filter((a) => a.status !== 201)) expectError(refused, 409, "TOO_MANY_WEBHOOKS");
     issuedSecrets.push(...answers.filter((a) => a.status === 201).map((a) => a.json.secret as string));
     const count = async (sql: string) => (await env.DB.prepare(sql).bind(account.id).first<{ n: number }>())!.n;
-    expect(await count("SELECT count(*) AS n FROM webhooks WHERE account_id = ?")).toBe(20);
-    expect(await count("SELECT count(*) AS n FROM audit_events WHERE account_id = ? AND action = 'webhook.create'")).toBe(20);
+    expect(await count("SELECT count(*) AS n FROM webhooks WHERE account_id = ?")).toBe(100);
+    expect(await count("SELECT count(*) AS n FROM audit_events WHERE account_id = ? AND action = 'webhook.create'")).toBe(100);
     // Another account's limit is its own.
     expect((await call("POST", HOOKS, { as: as(adminB), body: { url: `${RECEIVER}/hooks/${unique("other")}`, events: ["group.create"] } })).status).toBe(201);
   }, 30_000);

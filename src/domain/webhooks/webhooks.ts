@@ -11,10 +11,10 @@ import { checkHost, type HostPolicy } from "../connectors/host-policy";
  */
 /**
  * Subscriptions an account may hold (and the supervisor, for changes outside any account). Each
- * event is matched against every enabled one by the consumer, so the number is bounded; the
- * established services bound it too (Stripe 16 endpoints, GitHub 20 hooks per event).
+ * event is matched against every enabled one by the consumer, and a list answers them all, so the
+ * number is bounded; as an account's materialized views are.
  */
-export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
+export const MAX_WEBHOOKS_PER_ACCOUNT = 100;
 
 export function patternProblem(pattern: string): string | undefined {
   if (pattern === "*") return undefined;

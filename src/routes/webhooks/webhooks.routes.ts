@@ -2,6 +2,7 @@ import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent } from "..
 import {
   DeliveryParamSchema,
   DeliveryQuerySchema,
+  WebhookListQuerySchema,
   WebhookCreateSchema,
   WebhookDeliveryListSchema,
   WebhookDeliverySchema,
@@ -20,9 +21,11 @@ export const list = defineRoute({
   method: "get",
   path: "/",
   tags,
-  summary: "The subscriptions of the caller's account (the supervisor: every one), never with their secrets",
+  summary: "The subscriptions of the caller's account (the supervisor: those outside any account, or the account named), never with their secrets",
   access,
-  responses: { 200: jsonContent(WebhookListSchema, "Every subscription, oldest first") },
+  errors: ["ACCOUNT_FORBIDDEN"],
+  request: { query: WebhookListQuerySchema },
+  responses: { 200: jsonContent(WebhookListSchema, "Every subscription of that scope (at most 100), oldest first") },
 });
 
 export const create = defineRoute({

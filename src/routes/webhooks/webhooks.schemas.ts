@@ -85,6 +85,15 @@ export const WebhookDeliverySchema = z
 
 export const WebhookDeliveryListSchema = z.strictObject({ content: z.array(WebhookDeliverySchema) }).openapi("WebhookDeliveryList");
 
+export const WebhookListQuerySchema = z.object({
+  accountId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({ description: "The supervisor: this account's subscriptions (without it, those for changes outside any account). A user may name only its own account." }),
+});
+
 export const DeliveryQuerySchema = z.object({
   maxResults: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: "How many, newest first: 1 to 200 (default 50)." }),
   outcome: z.enum(["PENDING", "DELIVERED", "FAILED"]).optional(),
