@@ -52,10 +52,10 @@ const sourceWithAccess = { account: sourceWithAccessIn("account"), all: sourceWi
 
 /** A query for one source in the caller's scope, with the facts its permission derives from. Batchable. */
 export function selectSourceWithAccess(db: Database, principal: Principal, sourceId: string) {
-  const scope = scopeOf(principal);
-  return inBatch(sourceWithAccess[scope.kind](db), sourceAccessValues(principal, sourceId));
+  return inBatch(sourceWithAccess[scopeOf(principal).kind](db), sourceAccessValues(principal, sourceId));
 }
 
+/** The values of sourceWithAccess's placeholders (accountId: unused by the supervisor's template). */
 function sourceAccessValues(principal: Principal, sourceId: string) {
   const scope = scopeOf(principal);
   return { userId: userId(principal), groupIds: groupIdsJson(principal), sourceId, accountId: scope.kind === "account" ? scope.accountId : undefined };
