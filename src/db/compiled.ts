@@ -1,3 +1,5 @@
+import { fillPlaceholders } from "drizzle-orm";
+import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Database } from "./client";
 import type { D1Client } from "./session";
 
@@ -22,8 +24,25 @@ export function compiled<P extends PreparedLike>(build: (db: Database) => { prep
   };
 }
 
+/**
+ * A compiled query with its values, as an item of `db.batch([...])` (Drizzle's batch binds a
+ * prepared query's `getQuery().params` as they stand, so they are filled here). Its statement is
+ * the request's, as with `compiled`; a list goes in as one JSON value read with `json_each(?)`, so
+ * the SQL text never depends on its length.
+ *
+ *   const [rows] = await db.batch([inBatch(itemsByName(db), { sourceId, names: JSON.stringify(names) })]);
+ */
+export function inBatch<P extends PreparedLike & { execute(values?: Record<string, unknown>): unknown }>(
+  query: P,
+  values: Record<string, unknown>,
+): RunnableQuery<Awaited<ReturnType<P["execute"]>>, "sqlite"> {
+  const { sql, params } = query.getQuery();
+  const filled = Object.create(query, { query: { value: { sql, params: fillPlaceholders(params, values) } } }) as P;
+  return { _prepare: () => filled } as unknown as RunnableQuery<Awaited<ReturnType<P["execute"]>>, "sqlite">;
+}
+
 interface PreparedLike {
-  getQuery(): { sql: string };
+  getQuery(): { sql: string; params: unknown[] };
 }
 
 /** The D1 session under a request's Drizzle handle (drizzle() keeps it as `$client`). */

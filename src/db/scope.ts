@@ -1,4 +1,4 @@
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../domain/principal";
 import { ApiError } from "../lib/errors";
@@ -15,8 +15,8 @@ export function scopeOf(principal: Principal): AccountScope {
   return principal.kind === "supervisor" ? { kind: "all" } : { kind: "account", accountId: principal.accountId };
 }
 
-/** Joins the scope's condition to the caller's own conditions. */
-export function scoped(accountColumn: SQLiteColumn, scope: AccountScope, ...conditions: (SQL | undefined)[]): SQL | undefined {
+/** Joins the scope's condition to the caller's own conditions (a compiled query's scope names its account by placeholder). */
+export function scoped(accountColumn: SQLiteColumn, scope: AccountScope | { kind: "account"; accountId: Placeholder }, ...conditions: (SQL | undefined)[]): SQL | undefined {
   const own = scope.kind === "account" ? eq(accountColumn, scope.accountId) : undefined;
   return and(own, ...conditions);
 }

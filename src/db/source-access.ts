@@ -10,6 +10,7 @@ import {
 } from "../domain/source-permissions";
 import { forbidden, notFound } from "../lib/errors";
 import type { Database } from "./client";
+import { compiled, inBatch } from "./compiled";
 import { sources } from "./schema";
 import { scopeOf, scoped } from "./scope";
 
@@ -27,15 +28,37 @@ const groupIdsJson = (p: Principal) => JSON.stringify(p.kind === "user" ? p.grou
  * bare "id", which a correlated subquery would resolve against its own table.
  */
 function grantsOf(principal: Principal): SQL<string> {
+  return grantsNaming(userId(principal), groupIdsJson(principal));
+}
+
+/** grantsOf with the user id and the group ids' JSON array as values or placeholders. */
+function grantsNaming(userId: unknown, groupIdsJson: unknown): SQL<string> {
   return sql<string>`(SELECT json_group_array(sp.permission) FROM source_permissions sp
     WHERE sp.source_id = "sources"."id"
-      AND ((sp.principal_type = 'USER' AND sp.principal_id = ${userId(principal)})
-        OR (sp.principal_type = 'GROUP' AND sp.principal_id IN (SELECT value FROM json_each(${groupIdsJson(principal)})))))`;
+      AND ((sp.principal_type = 'USER' AND sp.principal_id = ${userId})
+        OR (sp.principal_type = 'GROUP' AND sp.principal_id IN (SELECT value FROM json_each(${groupIdsJson})))))`;
 }
+
+// One source with its access facts, compiled once per isolate for each of the two scopes (every
+// source route reads it first: docs/performance.md).
+const sourceWithAccessIn = (scope: "account" | "all") =>
+  compiled((db) =>
+    db
+      .select({ source: sources, grants: grantsNaming(sql.placeholder("userId"), sql.placeholder("groupIds")) })
+      .from(sources)
+      .where(scoped(sources.accountId, scope === "all" ? { kind: "all" } : { kind: "account", accountId: sql.placeholder("accountId") }, eq(sources.id, sql.placeholder("sourceId")))),
+  );
+const sourceWithAccess = { account: sourceWithAccessIn("account"), all: sourceWithAccessIn("all") };
 
 /** A query for one source in the caller's scope, with the facts its permission derives from. Batchable. */
 export function selectSourceWithAccess(db: Database, principal: Principal, sourceId: string) {
-  return selectSourcesWithAccess(db, principal, eq(sources.id, sourceId));
+  return inBatch(sourceWithAccess[scopeOf(principal).kind](db), sourceAccessValues(principal, sourceId));
+}
+
+/** The values of sourceWithAccess's placeholders (accountId: unused by the supervisor's template). */
+function sourceAccessValues(principal: Principal, sourceId: string) {
+  const scope = scopeOf(principal);
+  return { userId: userId(principal), groupIds: groupIdsJson(principal), sourceId, accountId: scope.kind === "account" ? scope.accountId : undefined };
 }
 
 /**
@@ -84,7 +107,8 @@ export function requireSource(principal: Principal, row: SourceWithAccess | unde
 }
 
 export async function loadSource(db: Database, principal: Principal, sourceId: string, need: SourceNeed) {
-  return requireSource(principal, await selectSourceWithAccess(db, principal, sourceId).get(), need);
+  const row = await sourceWithAccess[scopeOf(principal).kind](db).get(sourceAccessValues(principal, sourceId));
+  return requireSource(principal, row, need);
 }
 
 /** SQL condition: the caller may READ the source (mirrors effectivePermission for lists). */

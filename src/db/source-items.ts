@@ -4,6 +4,7 @@ import type { ExpressionContext, TypedName } from "../domain/expression";
 import type { DataType } from "../domain/expression";
 import { ApiError, type AccessibleObjectUsage, type Problem } from "../lib/errors";
 import type { Database } from "./client";
+import { compiled, inBatch } from "./compiled";
 import { calendarReferences, sourceItems, sourceReferences } from "./schema";
 
 /**
@@ -24,12 +25,18 @@ export function insertItems(db: Database, items: (typeof sourceItems.$inferInser
   return statements;
 }
 
-export function selectItemsByName(db: Database, sourceId: string, names: readonly string[]) {
-  // json_each keeps the statement at one bound parameter however many names there are.
-  return db
+// The statements of a field's or metric's write (E1 and its siblings) are compiled once per isolate
+// (db/compiled.ts): building their SQL was a fifth of E1's CPU. Lists are one JSON parameter.
+const itemsByName = compiled((db) =>
+  db
     .select({ id: sourceItems.id, name: sourceItems.name, kind: sourceItems.kind, dataType: sourceItems.dataType, body: sourceItems.body, revision: sourceItems.revision })
     .from(sourceItems)
-    .where(and(eq(sourceItems.sourceId, sourceId), inArray(sourceItems.name, sql`(SELECT value FROM json_each(${JSON.stringify(names)}))`)));
+    .where(and(eq(sourceItems.sourceId, sql.placeholder("sourceId")), inArray(sourceItems.name, sql`(SELECT value FROM json_each(${sql.placeholder("names")}))`))),
+);
+
+export function selectItemsByName(db: Database, sourceId: string, names: readonly string[]) {
+  // json_each keeps the statement at one bound parameter however many names there are.
+  return inBatch(itemsByName(db), { sourceId, names: JSON.stringify(names) });
 }
 
 export type ItemRef = { name: string; kind: string; dataType: string };
@@ -41,12 +48,16 @@ export function expressionContext(items: readonly ItemRef[], selfName?: string):
   return { fields, metrics, selfName };
 }
 
-/** The edges among items of one reference kind (metric -> metrics, derived field -> fields). */
-export function selectReferenceGraph(db: Database, sourceId: string, kind: ReferenceKind) {
-  return db
+const referenceGraph = compiled((db) =>
+  db
     .select({ user: sourceReferences.userName, used: sourceReferences.usedName })
     .from(sourceReferences)
-    .where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.userKind, kind)));
+    .where(and(eq(sourceReferences.sourceId, sql.placeholder("sourceId")), eq(sourceReferences.userKind, sql.placeholder("kind")))),
+);
+
+/** The edges among items of one reference kind (metric -> metrics, derived field -> fields). */
+export function selectReferenceGraph(db: Database, sourceId: string, kind: ReferenceKind) {
+  return inBatch(referenceGraph(db), { sourceId, kind });
 }
 
 export function toGraph(edges: readonly { user: string; used: string }[]): Map<string, string[]> {
@@ -55,13 +66,22 @@ export function toGraph(edges: readonly { user: string; used: string }[]): Map<s
   return graph;
 }
 
-/** The items that use `name`. */
-export function selectUsersOf(db: Database, sourceId: string, name: string) {
-  return db
+const usersOf = compiled((db) =>
+  db
     .select({ id: sourceItems.id, name: sourceReferences.userName, type: sourceReferences.userKind })
     .from(sourceReferences)
     .innerJoin(sourceItems, and(eq(sourceItems.sourceId, sourceReferences.sourceId), eq(sourceItems.name, sourceReferences.userName)))
-    .where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.usedName, name)));
+    .where(and(eq(sourceReferences.sourceId, sql.placeholder("sourceId")), eq(sourceReferences.usedName, sql.placeholder("name")))),
+);
+
+/** The items that use `name`. */
+export function selectUsersOf(db: Database, sourceId: string, name: string) {
+  return inBatch(usersOf(db), { sourceId, name });
+}
+
+/** selectUsersOf in a round trip of its own. */
+export function usersOfNow(db: Database, sourceId: string, name: string) {
+  return usersOf(db).all({ sourceId, name });
 }
 
 /**
@@ -94,52 +114,59 @@ export interface ReferenceWrite {
 }
 
 /**
- * Statements that make `userName`'s references exactly `usedNames` (and, for a field, its calendar
- * `calendarId`); `onlyIf` guards them (e.g. the write won).
+ * Guards the statements of replaceReferences: with `won` (a revision) they run only if the item
+ * now carries it, i.e. this write's update won; with null always.
  */
-export function replaceReferences(db: Database, write: ReferenceWrite, onlyIf?: SQL): BatchItem<"sqlite">[] {
-  const guard = onlyIf ?? sql`1`;
-  const usedJson = JSON.stringify([...new Set(write.usedNames)]);
-  return [
-    ...(write.calendarId === undefined ? [] : replaceCalendarReference(db, write, write.calendarId, guard)),
+const referencesGuard = sql`(${sql.placeholder("won")} IS NULL OR EXISTS (SELECT 1 FROM source_items WHERE source_id = ${sql.placeholder("sourceId")} AND name = ${sql.placeholder("userName")} AND revision = ${sql.placeholder("won")}))`;
+
+const deleteReferences = compiled((db) =>
+  db.delete(sourceReferences).where(and(eq(sourceReferences.sourceId, sql.placeholder("sourceId")), eq(sourceReferences.userName, sql.placeholder("userName")), referencesGuard)),
+);
+const insertReferences = compiled((db) =>
+  db.insert(sourceReferences).select(
     db
-      .delete(sourceReferences)
-      .where(and(eq(sourceReferences.sourceId, write.sourceId), eq(sourceReferences.userName, write.userName), guard)),
-    db.insert(sourceReferences).select(
-      db
-        .select({
-          sourceId: sql<string>`${write.sourceId}`.as("source_id"),
-          accountId: sql<string>`${write.accountId}`.as("account_id"),
-          userName: sql<string>`${write.userName}`.as("user_name"),
-          userKind: sql<string>`${write.userKind}`.as("user_kind"),
-          usedName: sql<string>`value`.as("used_name"),
-        })
-        .from(sql`json_each(${usedJson})`)
-        .where(guard),
-    ),
-  ];
-}
+      .select({
+        sourceId: sql<string>`${sql.placeholder("sourceId")}`.as("source_id"),
+        accountId: sql<string>`${sql.placeholder("accountId")}`.as("account_id"),
+        userName: sql<string>`${sql.placeholder("userName")}`.as("user_name"),
+        userKind: sql<string>`${sql.placeholder("userKind")}`.as("user_kind"),
+        usedName: sql<string>`value`.as("used_name"),
+      })
+      .from(sql`json_each(${sql.placeholder("used")})`)
+      .where(referencesGuard),
+  ),
+);
+const deleteCalendarReference = compiled((db) =>
+  db.delete(calendarReferences).where(and(eq(calendarReferences.sourceId, sql.placeholder("sourceId")), eq(calendarReferences.itemName, sql.placeholder("userName")), referencesGuard)),
+);
+// Columns in the table's order: source_id, item_name, account_id, calendar_id.
+const insertCalendarReference = compiled((db) =>
+  db
+    .insert(calendarReferences)
+    .select(sql`SELECT ${sql.placeholder("sourceId")}, ${sql.placeholder("userName")}, ${sql.placeholder("accountId")}, ${sql.placeholder("calendarId")} WHERE ${referencesGuard}`),
+);
 
-function replaceCalendarReference(db: Database, write: ReferenceWrite, calendarId: string | null, guard: SQL) {
-  const { sourceId, accountId, userName } = write;
+/**
+ * Statements that make `userName`'s references exactly `usedNames` (and, for a field, its calendar
+ * `calendarId`); with `wonRevision` only if the item now carries that revision (the write's update won).
+ */
+export function replaceReferences(db: Database, write: ReferenceWrite, wonRevision?: string): BatchItem<"sqlite">[] {
+  const { sourceId, accountId, userName, userKind, calendarId } = write;
+  const values = { sourceId, accountId, userName, userKind, used: JSON.stringify([...new Set(write.usedNames)]), calendarId, won: wonRevision ?? null };
   return [
-    db.delete(calendarReferences).where(and(eq(calendarReferences.sourceId, sourceId), eq(calendarReferences.itemName, userName), guard)),
-    // Columns in the table's order: source_id, item_name, account_id, calendar_id.
-    ...(calendarId === null ? [] : [db.insert(calendarReferences).select(sql`SELECT ${sourceId}, ${userName}, ${accountId}, ${calendarId} WHERE ${guard}`)]),
+    ...(calendarId === undefined ? [] : [inBatch(deleteCalendarReference(db), values)]),
+    ...(calendarId === undefined || calendarId === null ? [] : [inBatch(insertCalendarReference(db), values)]),
+    inBatch(deleteReferences(db), values),
+    inBatch(insertReferences(db), values),
   ];
-}
-
-/** A guard that holds when the item `name` of the source now carries `revision`: true only if this write's update won. */
-export function itemHasRevision(sourceId: string, name: string, revision: string): SQL {
-  return sql`EXISTS (SELECT 1 FROM source_items WHERE source_id = ${sourceId} AND name = ${name} AND revision = ${revision})`;
 }
 
 /**
- * A guard that holds while what an item's check read is still true: every item it uses still
- * exists with the type it was checked against, no item it reaches through references of
- * `cycle.kind` leads back to `name` (no cycle), and, if `name` changes type, nothing uses it. Evaluated inside the write
- * batch (one transaction), it stops two concurrent writes, each valid on its own, from
- * combining into a cycle or a type mismatch: the loser's write misses and is retried.
+ * What an item's check read, to be re-asked inside its write batch (stillConsistentSql): every item
+ * it uses still exists with the type it was checked against, no item it reaches through references
+ * of `cycle.kind` leads back to `name` (no cycle), and, if `name` changes type, nothing uses it.
+ * Evaluated inside the write batch (one transaction), it stops two concurrent writes, each valid on
+ * its own, from combining into a cycle or a type mismatch: the loser's write misses and is retried.
  */
 export function stillConsistent(
   sourceId: string,
@@ -147,15 +174,30 @@ export function stillConsistent(
   used: readonly { name: string; dataType: string }[],
   cycle: { kind: ReferenceKind; via: readonly string[] },
   changesType: boolean,
-): SQL {
-  const usedJson = JSON.stringify(used.map((u) => [u.name, u.dataType]));
-  const typesHold = sql`NOT EXISTS (SELECT 1 FROM json_each(${usedJson}) AS u WHERE NOT EXISTS (
+): Consistency {
+  return {
+    sourceId,
+    name,
+    usedTypes: JSON.stringify(used.map((u) => [u.name, u.dataType])),
+    via: JSON.stringify(cycle.via),
+    cycleKind: cycle.kind,
+    changesType: changesType ? 1 : 0,
+  };
+}
+
+/** The values of stillConsistentSql's placeholders. */
+export type Consistency = { sourceId: string; name: string; usedTypes: string; via: string; cycleKind: ReferenceKind; changesType: 0 | 1 };
+
+/** The condition stillConsistent describes, its values as placeholders (the keys of Consistency), for compiled statements. */
+export function stillConsistentSql(): SQL {
+  const [sourceId, name] = [sql.placeholder("sourceId"), sql.placeholder("name")];
+  const typesHold = sql`NOT EXISTS (SELECT 1 FROM json_each(${sql.placeholder("usedTypes")}) AS u WHERE NOT EXISTS (
     SELECT 1 FROM source_items AS i WHERE i.source_id = ${sourceId} AND i.name = json_extract(u.value, '$[0]') AND i.data_type = json_extract(u.value, '$[1]')))`;
   const noCycle = sql`NOT EXISTS (WITH RECURSIVE reach(n) AS (
-    SELECT value FROM json_each(${JSON.stringify(cycle.via)})
+    SELECT value FROM json_each(${sql.placeholder("via")})
     UNION SELECT r.used_name FROM source_references AS r JOIN reach ON r.user_name = reach.n
-      WHERE r.source_id = ${sourceId} AND r.user_kind = ${cycle.kind})
+      WHERE r.source_id = ${sourceId} AND r.user_kind = ${sql.placeholder("cycleKind")})
     SELECT 1 FROM reach WHERE n = ${name})`;
-  const unused = changesType ? sql`NOT EXISTS (SELECT 1 FROM source_references WHERE source_id = ${sourceId} AND used_name = ${name})` : sql`1`;
+  const unused = sql`(${sql.placeholder("changesType")} = 0 OR NOT EXISTS (SELECT 1 FROM source_references WHERE source_id = ${sourceId} AND used_name = ${name}))`;
   return sql`(${typesHold} AND ${noCycle} AND ${unused})`;
 }

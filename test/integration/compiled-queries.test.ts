@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { as, call, createAccount, createUser } from "./helpers";
+import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
 // own values, on that request's own D1 handle: interleaved requests never see each other's rows,
@@ -28,6 +29,34 @@ describe("queries compiled once per isolate", () => {
       expect(res.json.quotas.find((q: { type: string }) => q.type === "SOURCE").limit).toBe(10 + i);
       expect(res.headers.get("X-D1-Round-Trips")).toBe("1");
     });
+  });
+
+  it("store each of many interleaved custom-metric writes with its own values, lists of any length bound as one parameter (E1)", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const admins = await Promise.all(accounts.map((a) => createUser(a.id, { groups: ["Users", "Administrators"] })));
+    const sources = await Promise.all(admins.map((admin) => createMetricSource(admin)));
+    // Account i's metric sums i + 1 fields (the batched read's names and the references' list differ in length).
+    const terms = ["SUM(price)", "SUM(qty)", "COUNT(carrier)", "MAX(price)"];
+    const expression = (i: number, extra = "") => terms.slice(0, i + 1).join(" + ") + extra;
+    const created = await Promise.all(admins.map((admin, i) => putMetric(admin, sources[i]!.id, "m", { expression: expression(i) })));
+    created.forEach((res, i) => {
+      expect(res.status, res.text).toBe(201);
+      expect(res.json.expression).toBe(expression(i));
+      expect(res.headers.get("X-D1-Round-Trips")).toBe("2");
+    });
+    // Updates, half with If-Match: each lands on its own metric.
+    const updated = await Promise.all(
+      admins.map((admin, i) => putMetric(admin, sources[i]!.id, "m", { expression: expression(i, " * 2") }, i % 2 ? { "If-Match": created[i]!.headers.get("ETag")! } : undefined)),
+    );
+    updated.forEach((res, i) => {
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers.get("X-D1-Round-Trips")).toBe("2");
+    });
+    const read = await Promise.all(admins.map((admin, i) => call("GET", metricPath(sources[i]!.id, "m"), { as: as(admin) })));
+    read.forEach((res, i) => expect(res.json.expression).toBe(expression(i, " * 2")));
+    // A stale If-Match still misses, and another account's source is still not found.
+    expect((await putMetric(admins[1]!, sources[1]!.id, "m", { expression: "SUM(qty)" }, { "If-Match": created[1]!.headers.get("ETag")! })).status).toBe(412);
+    expect((await putMetric(admins[0]!, sources[1]!.id, "m", { expression: "SUM(qty)" })).status).toBe(404);
   });
 
   it("still answer 404 for a name no account has", async () => {

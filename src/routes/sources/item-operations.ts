@@ -1,11 +1,23 @@
 import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
-import { and, eq, not, type SQL } from "drizzle-orm";
+import { and, eq, not, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { sourceItems, sourceReferences } from "../../db/schema";
 import { requireSource, selectSourceWithAccess } from "../../db/source-access";
-import { expressionContext, inUse, itemHasRevision, replaceReferences, selectItemsByName, selectUsersOf, type ItemKind, type ReferenceWrite } from "../../db/source-items";
+import {
+  expressionContext,
+  inUse,
+  replaceReferences,
+  selectItemsByName,
+  selectUsersOf,
+  stillConsistentSql,
+  usersOfNow,
+  type Consistency,
+  type ItemKind,
+  type ReferenceWrite,
+} from "../../db/source-items";
+import { compiled, inBatch } from "../../db/compiled";
 import { checkExpressionTree, namesIn, parseExpression, type ExpressionLevel } from "../../domain/expression";
 import { validationResult } from "./expressions";
 import { ApiError, isConstraintError, notFound } from "../../lib/errors";
@@ -78,7 +90,7 @@ export async function deleteItem(c: Context<AppEnv>, sourceId: string, name: str
       db.delete(sourceItems).where(eq(sourceItems.id, item.id)),
     ]);
   } catch (err) {
-    if (isConstraintError(err, "FOREIGN KEY")) throw inUse(name, await selectUsersOf(db, sourceId, name).all(), "delete");
+    if (isConstraintError(err, "FOREIGN KEY")) throw inUse(name, await usersOfNow(db, sourceId, name), "delete");
     throw err;
   }
 }
@@ -106,6 +118,46 @@ export async function listItems(c: Context<AppEnv>, sourceId: string, kind: Item
 
 type NewItem = typeof sourceItems.$inferInsert & { id: string; revision: string };
 
+// storeItem's statements, compiled once per isolate (db/compiled.ts): E1's hot path.
+const insertItem = compiled((db) =>
+  db.insert(sourceItems).values({
+    id: sql.placeholder("id"),
+    sourceId: sql.placeholder("sourceId"),
+    accountId: sql.placeholder("accountId"),
+    kind: sql.placeholder("kind"),
+    name: sql.placeholder("name"),
+    dataType: sql.placeholder("dataType"),
+    body: sql.placeholder("body"),
+    revision: sql.placeholder("revision"),
+    createdByUserId: sql.placeholder("createdByUserId"),
+    createdDate: sql.placeholder("createdDate"),
+    lastModifiedByUserId: sql.placeholder("lastModifiedByUserId"),
+    lastModifiedDate: sql.placeholder("lastModifiedDate"),
+  }),
+);
+/** An INSERT takes no condition: this undoes it when the guard no longer holds. */
+const undoInsertUnlessConsistent = compiled((db) =>
+  db
+    .delete(sourceItems)
+    .where(and(eq(sourceItems.id, sql.placeholder("id")), not(stillConsistentSql())))
+    .returning({ id: sourceItems.id }),
+);
+/** `ifMatch` null: no If-Match was sent, the last writer wins; else the revision it was checked against. */
+const updateItem = compiled((db) =>
+  db
+    .update(sourceItems)
+    // set() binds a placeholder with its column's encoder (body as JSON), as values() does; only its types do not say so.
+    .set({
+      dataType: sql.placeholder("dataType") as unknown as string,
+      body: sql.placeholder("body") as unknown as Record<string, unknown>,
+      revision: sql.placeholder("revision") as unknown as string,
+      lastModifiedByUserId: sql.placeholder("lastModifiedByUserId") as unknown as string,
+      lastModifiedDate: sql.placeholder("lastModifiedDate") as unknown as string,
+    })
+    .where(and(eq(sourceItems.id, sql.placeholder("id")), sql`(${sql.placeholder("ifMatch")} IS NULL OR ${sourceItems.revision} = ${sql.placeholder("ifMatch")})`, stillConsistentSql()))
+    .returning(),
+);
+
 /**
  * Stores a field or metric with its references in one batch (one transaction), under `consistent`,
  * the guard that what the handler checked still holds. An INSERT takes no condition, so a failed
@@ -116,7 +168,7 @@ export async function storeItem(
   c: Context<AppEnv>,
   item: { current?: { id: string; revision: string; dataType: string; body: object }; row: NewItem },
   references: ReferenceWrite,
-  consistent: SQL,
+  consistent: Consistency,
 ): Promise<{ row: ItemRow; created: boolean } | "lost"> {
   const db = c.get("db");
   const { current, row } = item;
@@ -130,21 +182,18 @@ export async function storeItem(
   });
   if (!current) {
     const results = await db.batch([
-      db.insert(sourceItems).values(row),
+      inBatch(insertItem(db), row),
       ...replaceReferences(db, references),
-      db.delete(sourceItems).where(and(eq(sourceItems.id, row.id), not(consistent))).returning({ id: sourceItems.id }),
+      inBatch(undoInsertUnlessConsistent(db), { ...consistent, id: row.id }),
     ]);
     const undone = results.at(-1) as { id: string }[];
     return undone.length === 0 ? { row: row as ItemRow, created: true } : "lost";
   }
   const { dataType, body, revision, lastModifiedByUserId, lastModifiedDate } = row;
+  const ifMatch = ifMatchGuard(c, sourceItems.revision, current.revision) ? current.revision : null;
   const [updated] = await db.batch([
-    db
-      .update(sourceItems)
-      .set({ dataType, body, revision, lastModifiedByUserId, lastModifiedDate })
-      .where(and(eq(sourceItems.id, current.id), ifMatchGuard(c, sourceItems.revision, current.revision), consistent))
-      .returning(),
-    ...replaceReferences(db, references, itemHasRevision(references.sourceId, references.userName, revision)),
+    inBatch(updateItem(db), { ...consistent, id: current.id, ifMatch, dataType, body, revision, lastModifiedByUserId, lastModifiedDate }),
+    ...replaceReferences(db, references, revision),
   ]);
   return updated.length > 0 ? { row: updated[0]!, created: false } : "lost";
 }
