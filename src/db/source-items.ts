@@ -62,7 +62,12 @@ export function selectReferenceGraph(db: Database, sourceId: string, kind: Refer
 
 export function toGraph(edges: readonly { user: string; used: string }[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const { user, used } of edges) graph.set(user, [...(graph.get(user) ?? []), used]);
+  // Appended in place: copying the list per edge made a source's graph quadratic in its references.
+  for (const { user, used } of edges) {
+    const list = graph.get(user);
+    if (list) list.push(used);
+    else graph.set(user, [used]);
+  }
   return graph;
 }
 
