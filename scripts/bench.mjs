@@ -46,10 +46,11 @@ const WARM_UP = 10;
 const targetOf = (method) => (method === "GET" ? 0.9 : 0.85);
 /**
  * Operations that talk to a remote data store: no D1 floor can stand for that. Those that name one
- * in their errors, and E7 validate, whose failures to connect are a 200 `connected: false`.
+ * in their errors, and the two connection tests (E7 validate, and a stored connection's test), whose
+ * failures to connect are a 200 `connected: false`.
  */
 const DATA_STORE_ERROR = "DATA_STORE_UNREACHABLE";
-const TALKS_TO_DATA_STORE = new Set(["POST /api/connections/validate"]);
+const TALKS_TO_DATA_STORE = new Set(["POST /api/connections/validate", "POST /api/connections/{connectionId}/test"]);
 /**
  * Creations an account may make only 100 of: a round sends at most DELETE_POOL of them, with no
  * warm-up, so neither the service's worlds nor the floor's one account (its plan's) reaches the limit.
