@@ -12,13 +12,12 @@
 import { AUDIT_EVENT_SELECT, toAuditEvent, type AuditEventRow } from "../db/audit-event-row";
 import { AuditTrail, ROW_CHANGED } from "../db/audit-trail";
 import { eventIdFloor } from "../domain/audit/event-id";
-import { connectorEnvironment } from "../connectors/environment";
 import { webhookSecrets } from "../domain/webhooks/secret";
 import { webhookSettings, type WebhookSettings } from "../domain/webhooks/settings";
-import { backoffSeconds, matchesAny, payloadOf, urlProblem } from "../domain/webhooks/webhooks";
+import { backoffSeconds, matchesAny, payloadOf } from "../domain/webhooks/webhooks";
 import type { Bindings } from "../lib/types";
 import { enqueue, eventMessages, type WebhookMessage } from "./enqueue";
-import { postSigned, type AttemptResult } from "./post";
+import { sendSigned, type AttemptResult } from "./post";
 
 export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, env: Bindings): Promise<void> {
   const settings = webhookSettings(env);
@@ -115,13 +114,10 @@ async function attempt(env: Bindings, settings: WebhookSettings, deliveryId: str
   if (!row.enabled) return settle({ ok: false, status: null, error: "The subscription is disabled" }).then(() => undefined);
   if (!row.eventFound) return settle({ ok: false, status: null, error: "The event no longer exists (past AUDIT_RETENTION_DAYS)" }).then(() => undefined);
   const secret = await webhookSecrets(env).open(row.secretSealed, row.webhookId);
-  const refused = urlProblem(row.url, connectorEnvironment(env).hostPolicy);
   const result: AttemptResult =
     secret === undefined
       ? { ok: false, status: null, error: "The signing secret cannot be opened: CONNECTION_SECRETS_KEY no longer holds its key" }
-      : refused
-        ? { ok: false, status: null, error: `The URL is refused now: ${refused}` }
-        : await postSigned(row.url, secret, row.id, payloadOf(toAuditEvent(row)), settings.timeoutMs);
+      : await sendSigned(env, row.url, secret, row.id, payloadOf(toAuditEvent(row)));
   return settle(result);
 }
 

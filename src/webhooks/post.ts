@@ -1,6 +1,8 @@
 import { DeadlineExceeded, fetchWithin } from "../connectors/deadline";
-import { signatureOf } from "../domain/webhooks/webhooks";
-import { MAX_RESPONSE_BYTES } from "../domain/webhooks/settings";
+import { connectorEnvironment } from "../connectors/environment";
+import { signatureOf, urlProblem } from "../domain/webhooks/webhooks";
+import { MAX_RESPONSE_BYTES, webhookSettings } from "../domain/webhooks/settings";
+import type { Bindings } from "../lib/types";
 
 export interface AttemptResult {
   ok: boolean;
@@ -8,6 +10,16 @@ export interface AttemptResult {
   status: number | null;
   /** Why it failed (never the subscriber's body), null on success. */
   error: string | null;
+}
+
+/**
+ * A delivery or a ping: the host policy is asked again first (it may have changed since the URL
+ * was accepted), then postSigned with the deployment's time-out.
+ */
+export async function sendSigned(env: Bindings, url: string, secret: string, id: string, body: string): Promise<AttemptResult> {
+  const refused = urlProblem(url, connectorEnvironment(env).hostPolicy);
+  if (refused) return { ok: false, status: null, error: `The URL is refused now: ${refused}` };
+  return postSigned(url, secret, id, body, webhookSettings(env).timeoutMs);
 }
 
 /**

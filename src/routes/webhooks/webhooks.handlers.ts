@@ -9,14 +9,13 @@ import type { Principal } from "../../domain/principal";
 import { connectorEnvironment } from "../../connectors/environment";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { webhookSecrets } from "../../domain/webhooks/secret";
-import { webhookSettings } from "../../domain/webhooks/settings";
 import { MAX_WEBHOOKS_PER_ACCOUNT, newSigningSecret, urlProblem } from "../../domain/webhooks/webhooks";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { enqueue } from "../../webhooks/enqueue";
-import { postSigned } from "../../webhooks/post";
+import { sendSigned } from "../../webhooks/post";
 import type * as routes from "./webhooks.routes";
 
 type WebhookRow = typeof webhooks.$inferSelect;
@@ -38,8 +37,8 @@ function toWebhook(row: WebhookRow, issuedSecret?: string) {
 }
 
 /**
- * The account a new subscription receives the changes of: a user's own (naming another is a 403); the
- * supervisor's choice, none (changes outside any account) unless it names one.
+ * The account a new subscription receives the changes of, or a list shows: a user's own (naming
+ * another is a 403); the supervisor's choice, none (changes outside any account) unless it names one.
  */
 function accountOfNew(principal: Principal, requested: string | null | undefined): string | null {
   if (principal.kind === "supervisor") return requested ?? null;
@@ -49,7 +48,8 @@ function accountOfNew(principal: Principal, requested: string | null | undefined
 const target = (row: { id: string; url: string }) => ({ type: "webhook" as const, id: row.id, name: row.url });
 
 /** The subscription `id` in the caller's scope (another account's is not found; the supervisor's scope is every one). */
-const selectWebhook = (c: Context<AppEnv>, id: string) => c.get("db").select().from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id)));
+const isOwnWebhook = (c: Context<AppEnv>, id: string) => scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id));
+const selectWebhook = (c: Context<AppEnv>, id: string) => c.get("db").select().from(webhooks).where(isOwnWebhook(c, id));
 
 async function findWebhook(c: Context<AppEnv>, id: string): Promise<WebhookRow> {
   const row = await selectWebhook(c, id).get();
@@ -218,7 +218,7 @@ export const retryDelivery: AppRouteHandler<typeof routes.retryDelivery> = async
   const { id, deliveryId } = c.req.valid("param");
   const db = c.get("db");
   const now = new Date().toISOString();
-  const ownWebhook = db.select({ id: webhooks.id }).from(webhooks).where(scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id)));
+  const ownWebhook = db.select({ id: webhooks.id }).from(webhooks).where(isOwnWebhook(c, id));
   const owned = and(eq(webhookDeliveries.id, deliveryId), inArray(webhookDeliveries.webhookId, ownWebhook));
   // One round trip: FAILED becomes PENDING from its first attempt; then the delivery as it now is.
   const [retried, found] = await db.batch([
@@ -242,8 +242,7 @@ export const ping: AppRouteHandler<typeof routes.ping> = async (c) => {
   const secret = await secrets(c).open(row.secretSealed, row.id);
   if (secret === undefined) throw new ApiError("CONNECTION_SECRETS_UNAVAILABLE", "The signing secret cannot be opened: CONNECTION_SECRETS_KEY no longer holds its key; rotate the secret");
   const pingId = `ping_${crypto.randomUUID()}`;
-  const problem = urlProblem(row.url, connectorEnvironment(c.env).hostPolicy);
   const body = JSON.stringify({ type: "webhook.ping", timestamp: new Date().toISOString(), data: { webhookId: row.id } });
-  const result = problem ? { ok: false, status: null, error: `The URL is refused now: ${problem}` } : await postSigned(row.url, secret, pingId, body, webhookSettings(c.env).timeoutMs);
+  const result = await sendSigned(c.env, row.url, secret, pingId, body);
   return c.json({ delivered: result.ok, status: result.status, error: result.error, webhookId: pingId }, 200);
 };
