@@ -70,6 +70,14 @@ function verified(secret: string, record: Received) {
 
 const settle = () => new Promise((r) => setTimeout(r, 2500));
 
+/** A group of account A made by the Worker with no Queue binding: the request commits and its send never happens (an isolate that died first). */
+async function createGroupUnsent() {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(buildRequest("POST", "/api/groups", { as: as(adminA), body: { name: unique("g"), privileges: [] } }) as never, { ...env, WEBHOOK_QUEUE: undefined } as never, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
 describe("subscriptions", () => {
   it("POST answers 201 with the only copy of a whsec_ secret, stored sealed; list, get, PATCH, rotation, DELETE", async () => {
     const res = await call("POST", HOOKS, { as: as(adminA), body: { url: `${RECEIVER}/hooks/crud`, events: ["source.*", "custom-metric.update"], description: "sync" } });
@@ -255,10 +263,7 @@ describe("delivery through the Queue", () => {
 
   it("an isolate that dies between commit and enqueue loses nothing: the cron's sweep carries the event", async () => {
     const hook = await subscribe(as(adminA), ["group.create"]);
-    // The Worker with no Queue binding: the request commits and its send never happens.
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(buildRequest("POST", "/api/groups", { as: as(adminA), body: { name: unique("g"), privileges: [] } }) as never, { ...env, WEBHOOK_QUEUE: undefined } as never, ctx);
-    await waitOnExecutionContext(ctx);
+    const res = await createGroupUnsent();
     expect(res.status).toBe(201);
     const [event] = await eventsOfRequest(res);
     await settle();
@@ -275,9 +280,7 @@ describe("delivery through the Queue", () => {
 
   it("the sweep enqueues again a PENDING delivery whose message was lost (a consumer that died after the fan-out)", async () => {
     const hook = await subscribe(as(adminA), ["group.create"]);
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(buildRequest("POST", "/api/groups", { as: as(adminA), body: { name: unique("g"), privileges: [] } }) as never, { ...env, WEBHOOK_QUEUE: undefined } as never, ctx);
-    await waitOnExecutionContext(ctx);
+    const res = await createGroupUnsent();
     const [event] = await eventsOfRequest(res);
     // What the fan-out wrote before its consumer died: the delivery, long due, and the event's dispatch mark.
     const deliveryId = crypto.randomUUID();
@@ -294,9 +297,7 @@ describe("delivery through the Queue", () => {
 
   it("an event carried three times, beside an id of no event (a conditional write that changed nothing), makes one delivery of that event only", async () => {
     const hook = await subscribe(as(adminA), ["group.create"]);
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(buildRequest("POST", "/api/groups", { as: as(adminA), body: { name: unique("g"), privileges: [] } }) as never, { ...env, WEBHOOK_QUEUE: undefined } as never, ctx);
-    await waitOnExecutionContext(ctx);
+    const res = await createGroupUnsent();
     const [event] = await eventsOfRequest(res);
     const message = { events: [event!.id, "01JDA7Q5N0XZ5M8W4Y9F3R2T1K"] };
     await env.WEBHOOK_QUEUE.sendBatch([{ body: message }, { body: message }]);
