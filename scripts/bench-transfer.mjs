@@ -6,7 +6,7 @@
 // weigh on it. Knobs: BENCH_TRANSFER_RUNS (runs of each measure, 3; the median is printed).
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { runWranglerQuietly, startWrangler } from "./wrangler.mjs";
+import { runWranglerQuietly, serveWorker } from "./wrangler.mjs";
 
 const SIZE = { sources: 50, fieldsPerSource: 200, calendars: 20, datasets: 10, datasetBytes: 1_000_000, folders: 500 };
 const RUNS = Number(process.env.BENCH_TRANSFER_RUNS ?? 3);
@@ -18,10 +18,7 @@ const PASSWORD = "bench transfer password";
 export async function benchTransfer({ port, work, vars }) {
   const state = join(work, "transfer");
   await runWranglerQuietly(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  const child = startWrangler(
-    ["dev", "--config", "wrangler.toml", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars.flatMap((v) => ["--var", v])],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
+  const child = serveWorker({ port, persistTo: state, vars }, { stdio: ["ignore", "ignore", "pipe"] });
   let said = "";
   child.stderr.on("data", (chunk) => (said = (said + chunk).slice(-20_000)));
   const stop = () => {

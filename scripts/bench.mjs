@@ -18,7 +18,7 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertNode22, runWrangler, runWranglerQuietly, startWrangler } from "./wrangler.mjs";
+import { assertNode22, runWrangler, runWranglerQuietly, serveWorker } from "./wrangler.mjs";
 import { loadHarness } from "./bench-harness/build.mjs";
 import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harness/service.mjs";
 import { compilePlan } from "./bench-plan.mjs";
@@ -77,10 +77,7 @@ process.on("exit", () => {
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
 function start(config, port, state, vars = []) {
-  const child = startWrangler(
-    ["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars.flatMap((v) => ["--var", v])],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
+  const child = serveWorker({ config, port, persistTo: state, vars }, { stdio: ["ignore", "ignore", "pipe"] });
   running.add(child);
   // What it says goes to the console only if it dies on its own (being stopped, its bundler may complain).
   let said = "";
@@ -318,7 +315,9 @@ const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();
 console.log(`Calendar periods (listPeriods, 4-5-4 calendar, in Node): ${periods.periods} DAY periods, ${periods.listMs.toFixed(2)} ms CPU; with the answer's JSON ${periods.withJsonMs.toFixed(2)} ms (${periods.iterations} runs)`);
-await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+// A subset of routes (BENCH_ROUTES) is a developer's quick look: the four-minute transfer section is left out.
+if (ROUTES) console.log("\nExport and import: not run with BENCH_ROUTES (npm run bench -- --only transfer runs it alone).");
+else await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
 process.exit(process.exitCode ?? 0);
 
 function median(values) {

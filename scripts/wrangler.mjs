@@ -58,6 +58,18 @@ export function startWrangler(args, options = {}) {
   return spawn(process.execPath, [wranglerBin, ...args], { env: wranglerEnv(), ...options });
 }
 
+const serveWorkerScript = fileURLToPath(new URL("./serve-worker.mjs", import.meta.url));
+
+/**
+ * Serves a Worker locally like `wrangler dev`, without the devtools inspector that `wrangler dev`
+ * always attaches (scripts/serve-worker.mjs): what the bench measures is the Worker, not the
+ * debugger protocol. `vars`: "NAME:value" strings, as `--var` takes them.
+ */
+export function serveWorker({ config = "wrangler.toml", port, persistTo, vars = [] }, options = {}) {
+  const args = ["--config", config, "--port", String(port), "--persist-to", persistTo, ...vars.flatMap((v) => ["--var", v])];
+  return spawn(process.execPath, [serveWorkerScript, ...args], { env: wranglerEnv(), ...options });
+}
+
 /**
  * Applies the migrations to the local D1 and says what it did. At wrangler's usual log level here
  * (warn) the command prints nothing, so its table is asked for (log, wrangler's default). `persistTo`: another local
