@@ -46,7 +46,7 @@ interface RouteRegistry {
 }
 
 /**
- * Answers given before a route's own middleware runs (401, 406, 415, 429, ...) still belong to an
+ * Refusals given before a route's own middleware runs (401, 406, 415, 429, ...) still belong to an
  * operation: they carry its marks too. The operation is found among the app's registered routes
  * (read on first use, once per app), templates with fewer parameters first so that `/validate`
  * wins over `/{name}`.
@@ -55,11 +55,12 @@ export function marksOfOperation(app: RouteRegistry): MiddlewareHandler<AppEnv> 
   let table: { method: string; regex: RegExp; headers: [string, string][] }[] | undefined;
   return async (c, next) => {
     await next();
-    if (c.res.headers.has("X-API-Stability") || c.res.headers.has("Deprecation")) return;
+    // A success was answered by its route, whose own stability middleware marked it: only refusals need the lookup.
+    if (c.res.status < 400 || c.res.headers.has("X-API-Stability") || c.res.headers.has("Deprecation")) return;
     table ??= operationMarks(app);
     if (table.length === 0) return;
     const method = c.req.method === "HEAD" ? "get" : c.req.method.toLowerCase();
-    const path = new URL(c.req.url).pathname;
+    const path = c.req.path;
     const operation = table.find((o) => o.method === method && o.regex.test(path));
     for (const [name, value] of operation?.headers ?? []) c.res.headers.set(name, value);
   };
