@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { normaliseContextPath } from "../../src/lib/config";
+import { representationDigest } from "../../src/middleware/conditional-get";
 import { buildRequest, call, createAccount, dbSnapshot, expectError, expectUnauthenticated, unique, VENDOR_JSON, type CallOptions } from "./helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -84,6 +85,16 @@ describe("media types", () => {
     // A 406 cannot be in a type the client accepts: it is written in the request's own type if it is one of ours.
     expectError(await call("GET", "/api/accounts", { headers: { Accept: "text/html", "Content-Type": ZOOMDATA } }), 406, "NOT_ACCEPTABLE", [], ZOOMDATA);
     expectError(await call("POST", "/api/accounts", { rawBody: "{}", headers: { Accept: COMPOSER, "Content-Type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE", [], COMPOSER);
+  });
+
+  it("an answer without a revision is tagged with the digest of the very bytes and media type sent", async () => {
+    // JSON answers are digested from the text the handler wrote (not read back from the body): the tag must still name the bytes received.
+    for (const path of ["/api/accounts", "/api/health", "/api/groups"]) {
+      const res = await call("GET", path, { headers: { Accept: COMPOSER } });
+      expect(res.status).toBe(200);
+      const bytes = new TextEncoder().encode(res.text);
+      expect(res.headers.get("ETag")).toBe(`"${await representationDigest(bytes, res.headers.get("Content-Type")!)}"`);
+    }
   });
 
   it("a list page's ETag differs by media type", async () => {

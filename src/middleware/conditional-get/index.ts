@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../lib/types";
 
 /**
@@ -9,16 +9,24 @@ import type { AppEnv } from "../../lib/types";
 const KEPT_ON_304 = ["etag", "cache-control", "vary", "x-request-id", "x-api-stability", "deprecation", "sunset", "link"];
 
 export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
+  const answered = keepJsonText(c);
   await next();
-  if ((c.req.method !== "GET" && c.req.method !== "HEAD") || c.res.status !== 200) return;
+  if (c.res.status !== 200) return;
   let etag = c.res.headers.get("ETag");
   if (!etag) {
-    // Read once and answered from the bytes read: cheaper than clone(), which tees the body stream.
-    const answer = c.res;
-    const bytes = await answer.arrayBuffer();
-    etag = `"${await representationDigest(bytes, answer.headers.get("Content-Type") ?? "")}"`;
-    c.res = undefined;
-    c.res = new Response(bytes, answer);
+    const type = c.res.headers.get("Content-Type") ?? "";
+    if (answered.response === c.res && answered.text !== undefined) {
+      // A JSON answer: its text is known, so the body is not read back.
+      etag = `"${await representationDigest(new TextEncoder().encode(answered.text), type)}"`;
+    } else {
+      // Read once and answered from the bytes read: cheaper than clone(), which tees the body stream.
+      const answer = c.res;
+      const bytes = await answer.arrayBuffer();
+      etag = `"${await representationDigest(bytes, type)}"`;
+      c.res = undefined;
+      c.res = new Response(bytes, answer);
+    }
     c.res.headers.set("ETag", etag);
   }
   const ifNoneMatch = c.req.header("If-None-Match");
@@ -31,6 +39,24 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
   await c.res.body?.cancel();
   c.res = new Response(null, { status: 304, headers });
 };
+
+/**
+ * This request's `c.json` made to remember the text it sends, with the Response it made: what
+ * Hono's own `c.json` does (the same call of `newResponse`), so the digest of a JSON answer needs
+ * no second read of its body and no copy of the Response.
+ */
+function keepJsonText(c: Context<AppEnv>): { response?: Response; text?: string } {
+  const answered: { response?: Response; text?: string } = {};
+  const newResponse = c.newResponse as (data: string, arg?: unknown, headers?: Record<string, string | string[]>) => Response;
+  c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
+    const text = JSON.stringify(object);
+    const response = newResponse(text, arg, { "Content-Type": "application/json", ...headers });
+    answered.response = response;
+    answered.text = text;
+    return response;
+  }) as typeof c.json;
+  return answered;
+}
 
 const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
 
