@@ -125,7 +125,87 @@ export interface WriteCompanion {
 const INNER = Symbol("inner statement");
 const SOURCE = Symbol("statement source");
 
-type WrappedStatement = D1PreparedStatement & { [INNER]: D1PreparedStatement; [SOURCE]: { query: string; values: unknown[] } };
+type StatementSource = { query: string; values: unknown[] };
+type WrappedStatement = D1PreparedStatement & { [INNER]: D1PreparedStatement; [SOURCE]: StatementSource };
+
+/** What a counted statement needs of its request's wrapper (countRoundTrips). */
+interface StatementCalls {
+  session: RequestSession;
+  wrap(stmt: D1PreparedStatement, source: StatementSource): WrappedStatement;
+  run<T>(
+    statement: WrappedStatement,
+    call: RecordedRoundTrip["call"],
+    direct: (s: D1PreparedStatement) => Promise<T>,
+    empty: (answer: T) => boolean,
+    fromBatch: (result: D1Result) => T,
+  ): Promise<T>;
+}
+
+/**
+ * A statement prepared through the wrapper: the runtime's statement, the SQL and values it was
+ * made from (what the bench records), and calls that count. A class, so that the many statements
+ * of a request share their methods instead of each carrying closures of its own.
+ */
+class CountedStatement {
+  readonly [INNER]: D1PreparedStatement;
+  readonly [SOURCE]: StatementSource;
+  readonly #calls: StatementCalls;
+
+  constructor(stmt: D1PreparedStatement, source: StatementSource, calls: StatementCalls) {
+    this[INNER] = stmt;
+    this[SOURCE] = source;
+    this.#calls = calls;
+  }
+
+  bind(...values: unknown[]): WrappedStatement {
+    return this.#calls.wrap(this[INNER].bind(...values), { query: this[SOURCE].query, values });
+  }
+
+  async first<T = Record<string, unknown>>(column?: string): Promise<T | null> {
+    const row = await this.#calls.run(
+      this as unknown as WrappedStatement,
+      "first",
+      (s) => s.first<Record<string, unknown>>(),
+      (r) => r === null,
+      (result) => (result.results[0] as Record<string, unknown> | undefined) ?? null,
+    );
+    return (column === undefined ? row : (row?.[column] ?? null)) as T | null;
+  }
+
+  // all() and run() answer D1's meta (first() and raw() do not): where they were served is noted.
+  all<T = Record<string, unknown>>(): Promise<D1Result<T>> {
+    return this.#calls.run(this as unknown as WrappedStatement, "all", this.#withMeta((s) => s.all()), (r) => r.results.length === 0, (result) => result) as Promise<D1Result<T>>;
+  }
+
+  run<T = Record<string, unknown>>(): Promise<D1Result<T>> {
+    return this.#calls.run(this as unknown as WrappedStatement, "run", this.#withMeta((s) => s.run()), (r) => r.results.length === 0, (result) => result) as Promise<D1Result<T>>;
+  }
+
+  raw<T = unknown[]>(options?: { columnNames?: boolean }): Promise<T[]> {
+    const withNames = options?.columnNames === true;
+    return this.#calls.run(
+      this as unknown as WrappedStatement,
+      withNames ? "rawNames" : "raw",
+      (s) => (withNames ? s.raw({ columnNames: true }) : s.raw()) as Promise<unknown[][]>,
+      (rows) => rows.length === (withNames ? 1 : 0),
+      // Only writes get here (INSERT ... RETURNING): one table's columns, whose names are unique.
+      (result) => {
+        const rows = result.results as Record<string, unknown>[];
+        const values = rows.map((row) => Object.values(row));
+        return withNames ? [Object.keys(rows[0] ?? {}), ...values] : values;
+      },
+    ) as Promise<T[]>;
+  }
+
+  #withMeta(call: (s: D1PreparedStatement) => Promise<D1Result>) {
+    const session = this.#calls.session;
+    return async (s: D1PreparedStatement) => {
+      const result = await call(s);
+      session.record(result.meta);
+      return result;
+    };
+  }
+}
 
 const READ = /^\s*(select|with)\b/i;
 
@@ -207,29 +287,30 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
     }
   };
 
-  const wrap = (stmt: D1PreparedStatement, source: { query: string; values: unknown[] }): WrappedStatement => {
-    const wrapped = Object.create(stmt) as WrappedStatement;
-    wrapped[INNER] = stmt;
-    wrapped[SOURCE] = source;
-    wrapped.bind = (...values: unknown[]) => wrap(stmt.bind(...values), { query: source.query, values });
+  const wrap = (stmt: D1PreparedStatement, source: StatementSource): WrappedStatement => new CountedStatement(stmt, source, calls) as unknown as WrappedStatement;
 
-    /**
-     * One call of the statement, carrying the pending check if there is one. `empty` tells whether
-     * a read's answer has no rows; `fromBatch` turns its batch result into what the call answers.
-     */
-    const run = async <T>(
-      call: "first" | "all" | "run" | "raw" | "rawNames",
+  /**
+   * One call of a statement, carrying the pending check if there is one. `empty` tells whether
+   * a read's answer has no rows; `fromBatch` turns its batch result into what the call answers.
+   */
+  const calls: StatementCalls = {
+    session,
+    wrap,
+    async run<T>(
+      statement: WrappedStatement,
+      call: RecordedRoundTrip["call"],
       direct: (s: D1PreparedStatement) => Promise<T>,
       empty: (answer: T) => boolean,
       fromBatch: (result: D1Result) => T,
-    ): Promise<T> => {
+    ): Promise<T> {
+      const source = statement[SOURCE];
       counter.count++;
       const check = counter.takeCheck();
       const write = !READ.test(source.query);
-      if (write && (check || counter.companion?.pending)) return fromBatch((await batch(check, [wrapped]))[0]!);
+      if (write && (check || counter.companion?.pending)) return fromBatch((await batch(check, [statement]))[0]!);
       if (!check) {
         const trip = recordTrip(counter, call, [source]);
-        const answer = await direct(stmt);
+        const answer = await direct(statement[INNER]);
         if (trip) trip.rows = [rowsOf(answer)];
         return answer;
       }
@@ -239,40 +320,7 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
       if (trip) trip.rows = [rowsOf(answer)];
       if (empty(answer)) await askAlone(session, counter, check);
       return answer;
-    };
-
-    wrapped.first = (async (column?: string) => {
-      const row = await run(
-        "first",
-        (s) => s.first<Record<string, unknown>>(),
-        (r) => r === null,
-        (result) => (result.results[0] as Record<string, unknown> | undefined) ?? null,
-      );
-      return column === undefined ? row : (row?.[column] ?? null);
-    }) as D1PreparedStatement["first"];
-    // all() and run() answer D1's meta (first() and raw() do not): where they were served is noted.
-    const withMeta = (call: (s: D1PreparedStatement) => Promise<D1Result>) => async (s: D1PreparedStatement) => {
-      const result = await call(s);
-      session.record(result.meta);
-      return result;
-    };
-    wrapped.all = (() => run<D1Result>("all", withMeta((s) => s.all()), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["all"];
-    wrapped.run = (() => run<D1Result>("run", withMeta((s) => s.run()), (r) => r.results.length === 0, (result) => result)) as D1PreparedStatement["run"];
-    wrapped.raw = ((options?: { columnNames?: boolean }) => {
-      const withNames = options?.columnNames === true;
-      return run(
-        withNames ? "rawNames" : "raw",
-        (s) => (withNames ? s.raw({ columnNames: true }) : s.raw()) as Promise<unknown[][]>,
-        (rows) => rows.length === (withNames ? 1 : 0),
-        // Only writes get here (INSERT ... RETURNING): one table's columns, whose names are unique.
-        (result) => {
-          const rows = result.results as Record<string, unknown>[];
-          const values = rows.map((row) => Object.values(row));
-          return withNames ? [Object.keys(rows[0] ?? {}), ...values] : values;
-        },
-      );
-    }) as D1PreparedStatement["raw"];
-    return wrapped;
+    },
   };
 
   const proxy: D1Client = {

@@ -38,7 +38,9 @@ export function readJsonBody(cap: BodyCap = defaultBodyCap): MiddlewareHandler<A
     const declared = Number(request.headers.get("Content-Length") ?? Number.NaN);
     if (declared > maxBytes) throw tooLarge(maxBytes);
 
-    const bytes = await readCapped(request.body, maxBytes);
+    // With a declared length within the cap the body is read in one call: HTTP's framing ends it
+    // at that length. Without one (chunked), it is counted as it streams in.
+    const bytes = declared >= 0 ? new Uint8Array(await request.arrayBuffer()) : await readCapped(request.body, maxBytes);
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -96,6 +98,8 @@ async function readCapped(stream: ReadableStream<Uint8Array>, maxBytes: number):
 
 export const drainUnreadBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
+  // Read already (its route parsed it), or none: nothing to drain.
+  if (c.req.raw.bodyUsed) return;
   const body = c.req.raw.body;
   if (!body || body.locked) return;
   if (Number(c.req.raw.headers.get("Content-Length") ?? 0) > DRAIN_LIMIT_BYTES) return;
