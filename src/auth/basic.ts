@@ -5,6 +5,7 @@ import { hashPassword, isUsablePassword, needsRehash, secretsEqual, sha256Hex, v
 import type { Principal, UserPrincipal } from "../domain/principal";
 import { membershipsOf, readMemberships } from "./memberships";
 import { credentialCache } from "./cache";
+import { fromBase64 } from "../domain/bytes";
 
 export interface BasicCredentials {
   username: string;
@@ -20,7 +21,7 @@ export function parseBasic(header: string): BasicCredentials | undefined {
   if (!match) return undefined;
   let decoded: string;
   try {
-    decoded = utf8.decode(Uint8Array.from(atob(match[1]!), (ch) => ch.charCodeAt(0)));
+    decoded = utf8.decode(fromBase64(match[1]!));
   } catch {
     return undefined;
   }

@@ -1,3 +1,4 @@
+import { fromBase64, toHex } from "./bytes";
 /**
  * Password hashing with PBKDF2-SHA-256 through WebCrypto. The algorithm, iteration count
  * and salt are stored beside the hash so that stored hashes can be upgraded later.
@@ -54,7 +55,7 @@ export async function pbkdf2(password: string, salt: Uint8Array, iterations: num
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(new Uint8Array(digest));
 }
 
 const knownDigests = new Map<string, Promise<Uint8Array>>();
@@ -90,9 +91,3 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-function fromBase64(text: string): Uint8Array {
-  const s = atob(text);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}

@@ -1,3 +1,4 @@
+import { fromBase64 } from "./bytes";
 /**
  * Sealing: AES-256-GCM under keys derived (HKDF-SHA-256) from configured secrets, with key ids so
  * that keys can rotate. Page tokens and the secret parameters of connections are sealed this way.
@@ -97,7 +98,7 @@ export function toBase64Url(bytes: Uint8Array): string {
 export function fromBase64Url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
   try {
-    return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
+    return fromBase64(text.replace(/-/g, "+").replace(/_/g, "/"));
   } catch {
     return undefined;
   }

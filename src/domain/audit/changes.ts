@@ -1,4 +1,5 @@
 import type { AuditChange } from "./event";
+import { toHex } from "../bytes";
 
 /** Members an update always touches and that say nothing of what changed. */
 const BOOKKEEPING = new Set(["revision", "version", "auditable", "createdByUserID", "createdByUserId", "createdByUserName", "createdDate", "lastModifiedByUserID", "lastModifiedByUserId", "lastModifiedDate"]);
@@ -47,5 +48,5 @@ function canonical(value: unknown): string {
 export async function dataSummary(text: string): Promise<{ bytes: number; sha256: string }> {
   const bytes = new TextEncoder().encode(text);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return { bytes: bytes.length, sha256: [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") };
+  return { bytes: bytes.length, sha256: toHex(digest) };
 }

@@ -4,6 +4,7 @@
  */
 import { AUDIT_ACTIONS } from "../audit/event";
 import { checkHost, type HostPolicy } from "../connectors/host-policy";
+import { fromBase64 } from "../bytes";
 
 /**
  * `*`, an exact action (`custom-metric.update`), or a prefix ending in `.*` that some action
@@ -47,7 +48,7 @@ export function newSigningSecret(): string {
  */
 export async function signatureOf(secret: string, id: string, timestamp: number, body: string): Promise<string> {
   const raw = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  const keyBytes = Uint8Array.from(atob(raw), (ch) => ch.charCodeAt(0));
+  const keyBytes = fromBase64(raw);
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`)));
   return `v1,${btoa(String.fromCharCode(...mac))}`;

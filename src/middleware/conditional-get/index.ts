@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../lib/types";
+import { toHex } from "../../domain/bytes";
 
 /**
  * Conditional GET: every successful GET carries an ETag (an object's revision tag, or for a list
@@ -82,7 +83,5 @@ export async function representationDigest(body: ArrayBuffer | Uint8Array, conte
   data.set(type);
   data.set(body instanceof Uint8Array ? body : new Uint8Array(body), type.length);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  let hex = "";
-  for (const b of hash.subarray(0, 16)) hex += b.toString(16).padStart(2, "0");
-  return hex;
+  return toHex(hash, 16);
 }

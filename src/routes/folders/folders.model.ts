@@ -7,6 +7,7 @@ import { auditOut } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import type { FolderNodeSchema } from "./folders.schemas";
 import type { z } from "@hono/zod-openapi";
+import { toHex } from "../../domain/bytes";
 
 export type FolderNode = z.infer<typeof FolderNodeSchema>;
 
@@ -43,9 +44,7 @@ export function toFolderNode({ folder, resolved }: { folder: LoadedFolder; resol
 export async function folderEtag(revision: string, node: FolderNode): Promise<string> {
   const bytes = new TextEncoder().encode(JSON.stringify(node));
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  let hex = "";
-  for (const b of hash.subarray(0, 8)) hex += b.toString(16).padStart(2, "0");
-  return `"${revision}.${hex}"`;
+  return `"${revision}.${toHex(hash, 8)}"`;
 }
 
 /** 412 unless If-Match is absent, `*`, or names an ETag of this revision (strong comparison: a W/ tag never matches). */
