@@ -2,7 +2,7 @@
 // alone): one account of 50 sources of 200 fields, 20 calendars, 10 JSON datasets of 1 MB and 500
 // folders, built through the API, then its export, a dry-run import into an empty account, the
 // import applied, and applied again (every entry UNCHANGED), each timed with its D1 round trips
-// (X-D1-Round-Trips). Its own `wrangler dev` on a fresh local D1, so the main bench's data does not
+// (X-D1-Round-Trips). Its own Worker (scripts/serve-worker.mjs) on a fresh local D1, so the main bench's data does not
 // weigh on it. Knobs: BENCH_TRANSFER_RUNS (runs of each measure, 3; the median is printed).
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ const CONCURRENCY = 8;
 const SUPERVISOR = "Basic " + Buffer.from("supervisor:supervisor-test-password").toString("base64");
 const PASSWORD = "bench transfer password";
 
-/** Runs the section against its own `wrangler dev` on `port`, its D1 state under `work`; prints its report. */
+/** Runs the section against a Worker of its own (scripts/serve-worker.mjs) on `port`, its D1 state under `work`; prints its report. */
 export async function benchTransfer({ port, work, vars }) {
   const state = join(work, "transfer");
   await runWranglerQuietly(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
@@ -201,7 +201,7 @@ async function run(api) {
   const line = (label, m, extra = "") => console.log(`  ${label.padEnd(44)} ${m.ms.toFixed(0).padStart(6)} ms  ${String(m.trips).padStart(2)} D1 round trip(s)${extra}`);
 
   console.log(`\nExport and import (issue 19): one account of ${SIZE.sources} sources of ${SIZE.fieldsPerSource} fields, ${SIZE.calendars} calendars, ${SIZE.datasets} JSON datasets of ${mb(SIZE.datasetBytes)}, ${folders} folders`);
-  console.log(`  built through the API in ${buildSeconds.toFixed(1)} s (${requests} requests, ${CONCURRENCY} at a time); medians of ${RUNS} runs unless said; wrangler dev, local D1; load average ${loadavg()[0].toFixed(1)}`);
+  console.log(`  built through the API in ${buildSeconds.toFixed(1)} s (${requests} requests, ${CONCURRENCY} at a time); medians of ${RUNS} runs unless said; local D1, no debugger (serve-worker.mjs); load average ${loadavg()[0].toFixed(1)}`);
   line("export", exported, `  ${mb(Buffer.byteLength(bundle))}, ${plan.length} objects`);
   line("import, dry run, into an empty account", dry, `  ${statusCounts(plan)}`);
 

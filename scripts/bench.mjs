@@ -1,7 +1,7 @@
 // npm run bench: every operation of the OpenAPI document that has harness fixtures, measured
 // against its own floor, alternated in one run (docs/performance.md says why and how).
 //
-// 1. Starts the service (wrangler dev, fresh local D1, real migrations) with EXPOSE_D1_STATEMENTS,
+// 1. Starts the service (scripts/serve-worker.mjs: wrangler dev's runtime without its debugger; fresh local D1, real migrations) with EXPOSE_D1_STATEMENTS,
 //    reads its document (GET /api/openapi.json) and, for each operation, makes its fixtures through
 //    the integration harness (bundled for Node: scripts/bench-harness/) and sends the registry's
 //    valid request twice, recording the D1 statements each made: the operation's floor plan
@@ -84,7 +84,7 @@ function start(config, port, state, vars = []) {
   child.stderr.on("data", (chunk) => (said = (said + chunk).slice(-20_000)));
   child.once("exit", (code) => {
     running.delete(child);
-    if (!child.stopping) console.error(`wrangler dev (${config}) exited with ${code}:\n${said}`);
+    if (!child.stopping) console.error(`The Worker of ${config} exited with ${code}:\n${said}`);
   });
   return child;
 }
@@ -260,7 +260,7 @@ async function prepare(op, id, world) {
 await stop(serviceWorker);
 for (const seeded of auditRows) await seedAuditEvents(serviceState, seeded);
 cpSync(serviceState, floorState, { recursive: true });
-// One after the other: two `wrangler dev` bundling at once in one project trip over each other.
+// One after the other: two Workers bundling at once in one project trip over each other.
 start("scripts/bench-floor/wrangler.toml", PORT + 1, floorState);
 await waitUntilUp(floor, "/");
 serviceWorker = start("wrangler.toml", PORT, serviceState, SERVICE_VARS);
@@ -396,7 +396,7 @@ function printTable() {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c) => `| ${c.map((v, i) => (i === 0 || i === c.length - 1 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
-  console.log(`\n${SLICE_MS / 1000} s per slice, ${ROUNDS} rounds alternating service and floor, medians; concurrency ${CONCURRENCY}; wrangler dev on 127.0.0.1, load generator on the same machine.`);
+  console.log(`\n${SLICE_MS / 1000} s per slice, ${ROUNDS} rounds alternating service and floor, medians; concurrency ${CONCURRENCY}; both Workers served by scripts/serve-worker.mjs (no debugger attached) on 127.0.0.1, load generator on the same machine.`);
   console.log("Floor: a bare Worker replaying the same D1 statements (scripts/bench-floor/); \"floor computes too\": it also calls the route's pure module of src/domain/.");
   console.log("4xx/5xx: answers that failed, service/floor (a redirect is an answer). D1 trips: as recorded (as measured, when they differ).\n");
   console.log(line(head));
