@@ -15,7 +15,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 
 const MARK = "/* is(): class chains remembered (scripts/patch-drizzle.mjs) */";
-const ORIGINAL = `function is(value, type) {
+// Both versions begin alike: the checks before the class chain.
+const HEAD = `function is(value, type) {
   if (!value || typeof value !== "object") {
     return false;
   }
@@ -27,7 +28,8 @@ const ORIGINAL = `function is(value, type) {
       \`Class "\${type.name ?? "<unknown>"}" doesn't look like a Drizzle entity. If this is incorrect and the class is provided by Drizzle, please report this as a bug.\`
     );
   }
-  let cls = Object.getPrototypeOf(value).constructor;
+`;
+const ORIGINAL = `${HEAD}  let cls = Object.getPrototypeOf(value).constructor;
   if (cls) {
     while (cls) {
       if (entityKind in cls && cls[entityKind] === type[entityKind]) {
@@ -40,19 +42,7 @@ const ORIGINAL = `function is(value, type) {
 }`;
 const REMEMBERING = `${MARK}
 const entityKindsOfClass = new WeakMap();
-function is(value, type) {
-  if (!value || typeof value !== "object") {
-    return false;
-  }
-  if (value instanceof type) {
-    return true;
-  }
-  if (!Object.prototype.hasOwnProperty.call(type, entityKind)) {
-    throw new Error(
-      \`Class "\${type.name ?? "<unknown>"}" doesn't look like a Drizzle entity. If this is incorrect and the class is provided by Drizzle, please report this as a bug.\`
-    );
-  }
-  const start = Object.getPrototypeOf(value).constructor;
+${HEAD}  const start = Object.getPrototypeOf(value).constructor;
   if (!start) {
     return false;
   }
