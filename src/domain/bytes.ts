@@ -9,6 +9,16 @@ export function toHex(bytes: Uint8Array, length = bytes.length): string {
   return hex;
 }
 
+/** Standard base64 of `bytes`, padded. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
+  return btoa(binary);
+}
+
+/** URL-safe base64 of `bytes`, without padding (RFC 4648 section 5). */
+export const toBase64Url = (bytes: Uint8Array): string => toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
 /** The bytes of a binary string (what `atob` answers: one character per byte). */
 export function fromBinaryString(text: string): Uint8Array {
   const out = new Uint8Array(text.length);

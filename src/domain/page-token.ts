@@ -11,7 +11,8 @@
  * Layout (base64url): version (1 byte) | key id (4 bytes) | IV (12 bytes) | ciphertext and tag.
  * The key id lets keys rotate: tokens are sealed with the first key and opened with any (domain/sealing.ts).
  */
-import { Sealer, toBase64Url } from "./sealing";
+import { toBase64Url } from "./bytes";
+import { Sealer } from "./sealing";
 
 export interface PageCursor {
   direction: "next" | "previous";

@@ -1,8 +1,8 @@
-import { fromBase64, toHex } from "./bytes";
 /**
  * Password hashing with PBKDF2-SHA-256 through WebCrypto. The algorithm, iteration count
  * and salt are stored beside the hash so that stored hashes can be upgraded later.
  */
+import { fromBase64, toBase64, toHex } from "./bytes";
 
 /** Production Workers refuse PBKDF2 above 100,000 iterations per call; the local runtime does not. */
 export const MAX_PBKDF2_ITERATIONS_PER_CALL = 100_000;
@@ -83,11 +83,5 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
   return diff === 0;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
 }
 

@@ -1,4 +1,3 @@
-import { fromBase64 } from "./bytes";
 /**
  * Sealing: AES-256-GCM under keys derived (HKDF-SHA-256) from configured secrets, with key ids so
  * that keys can rotate. Page tokens and the secret parameters of connections are sealed this way.
@@ -8,6 +7,7 @@ import { fromBase64 } from "./bytes";
  * says which key opens it. Values are sealed with the first secret and opened with any of them.
  * `additionalData` binds a sealed value to its context: opened anywhere else, it fails.
  */
+import { fromBase64, toBase64Url } from "./bytes";
 const VERSION = 1;
 const HEADER_BYTES = 1 + 4 + 12;
 const TAG_BYTES = 16;
@@ -87,12 +87,6 @@ async function deriveKey(purpose: string, secret: string): Promise<SealingKey> {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 export function fromBase64Url(text: string): Uint8Array | undefined {

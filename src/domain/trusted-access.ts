@@ -1,3 +1,4 @@
+import { toBase64Url } from "./bytes";
 import { sha256Hex, timingSafeEqual } from "./passwords";
 
 /**
@@ -20,10 +21,7 @@ const SECRET_BYTES = 32; // 256 bits, for client secrets and access tokens alike
 
 /** A new client secret or access token: 256 random bits, base64url without padding (43 characters). */
 export function randomSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(SECRET_BYTES));
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
 }
 
 /** What is stored of a secret or a token: its SHA-256, hex. */

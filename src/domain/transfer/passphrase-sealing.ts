@@ -1,4 +1,5 @@
-import { fromBase64Url, toBase64Url } from "../sealing";
+import { toBase64Url } from "../bytes";
+import { fromBase64Url } from "../sealing";
 
 /**
  * Secrets in an export bundle, sealed under a passphrase (X-Export-Passphrase) instead of the

@@ -4,7 +4,7 @@
  */
 import { AUDIT_ACTIONS } from "../audit/event";
 import { checkHost, type HostPolicy } from "../connectors/host-policy";
-import { fromBase64 } from "../bytes";
+import { fromBase64, toBase64 } from "../bytes";
 
 /**
  * `*`, an exact action (`custom-metric.update`), or a prefix ending in `.*` that some action
@@ -39,7 +39,7 @@ const SECRET_PREFIX = "whsec_";
 
 /** A signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes in base64. */
 export function newSigningSecret(): string {
-  return SECRET_PREFIX + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  return SECRET_PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /**
@@ -51,7 +51,7 @@ export async function signatureOf(secret: string, id: string, timestamp: number,
   const keyBytes = fromBase64(raw);
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`)));
-  return `v1,${btoa(String.fromCharCode(...mac))}`;
+  return `v1,${toBase64(mac)}`;
 }
 
 /**

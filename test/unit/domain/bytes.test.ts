@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fromBase64, fromBinaryString, toHex } from "../../../src/domain/bytes";
+import { fromBase64, fromBinaryString, toBase64, toBase64Url, toHex } from "../../../src/domain/bytes";
 
 describe("bytes as text", () => {
   it("writes every byte value as two lower-case hex digits, in order", () => {
@@ -20,5 +20,8 @@ describe("bytes as text", () => {
     expect([...fromBase64(text)]).toEqual([...bytes]);
     expect([...fromBinaryString("\u0000\u00ffA")]).toEqual([0, 255, 65]);
     expect(() => fromBase64("not base64!")).toThrow();
+    expect(toBase64(bytes)).toBe(text);
+    expect(toBase64Url(new Uint8Array([0xfb, 0xff, 0xfe]))).toBe("-__-");
+    expect(toBase64Url(new Uint8Array([0xff]))).toBe("_w");
   });
 });
