@@ -1,9 +1,9 @@
-// npm run db:reset: empties the local database of `npm start` (deletes its D1 files under
-// .wrangler/state) and applies the migrations again. Stop `npm start` first.
+// npm run db:reset: empties the local databases of `npm start` (deletes their D1 files under
+// .wrangler/state) and applies the migrations again to each (the directory and every shard). Stop `npm start` first.
 import { rmSync } from "node:fs";
-import { assertNode22, runWranglerQuietly } from "./wrangler.mjs";
+import { applyLocalMigrations, assertNode22 } from "./wrangler.mjs";
 
 assertNode22();
 rmSync(".wrangler/state/v3/d1", { recursive: true, force: true });
-await runWranglerQuietly(["d1", "migrations", "apply", "DB", "--local"]);
-console.log("Local database emptied and migrated.");
+console.log("Local databases emptied.");
+console.log(await applyLocalMigrations());

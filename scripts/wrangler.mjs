@@ -2,6 +2,7 @@
 // node_modules/.bin first on PATH, so inside npm scripts `node` is the pinned Node 22 from
 // the `node` devDependency even on machines whose own Node is older (wrangler needs 22+).
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const wranglerBin = fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url));
@@ -76,13 +77,29 @@ export function serveWorker({ config = "wrangler.toml", port, persistTo, vars = 
  * state folder than .wrangler/state (tests).
  */
 export async function applyLocalMigrations(persistTo) {
-  const args = ["d1", "migrations", "apply", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
-  return migrationReport(await runWranglerQuietly(args, { WRANGLER_LOG: "log" }));
+  const reports = [];
+  for (const binding of configuredDatabases()) {
+    const args = ["d1", "migrations", "apply", binding, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+    reports.push(migrationReport(await runWranglerQuietly(args, { WRANGLER_LOG: "log" }), binding));
+  }
+  return reports.join("\n");
+}
+
+/**
+ * The D1 bindings the migrations apply to: the directory and every shard that wrangler.toml's
+ * [vars] DIRECTORY and SHARDS name (docs/sharding.md), each once; "DB" when neither is set.
+ */
+export function configuredDatabases(config = "wrangler.toml") {
+  const text = readFileSync(config, "utf8");
+  const value = (name) => new RegExp(`^${name}\\s*=\\s*"([^"]*)"`, "m").exec(text)?.[1] ?? "";
+  const directory = value("DIRECTORY").trim() || "DB";
+  const shards = value("SHARDS").split(",").map((s) => s.trim()).filter(Boolean);
+  return [...new Set([directory, ...shards])];
 }
 
 /** What `wrangler d1 migrations apply` did, from its table: the migrations marked applied (✅). */
-export function migrationReport(output) {
-  if (/No migrations to apply/.test(output)) return "Local database up to date: no migration to apply.";
+export function migrationReport(output, binding = "DB") {
+  if (/No migrations to apply/.test(output)) return `Local database ${binding} up to date: no migration to apply.`;
   const applied = [...new Set([...output.matchAll(/(\d{4}_[\w.-]+\.sql)\s*│\s*✅/g)].map((match) => match[1]))];
-  return applied.length > 0 ? `Local database migrated: applied ${applied.join(", ")}.` : "Local database migrated.";
+  return applied.length > 0 ? `Local database ${binding} migrated: applied ${applied.join(", ")}.` : `Local database ${binding} migrated.`;
 }

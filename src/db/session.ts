@@ -8,15 +8,30 @@
  * request's method or bookmark said (see docs/replication.md, "Freshness of security").
  */
 export class RequestSession {
-  #binding: D1Database;
+  #binding: D1Database | undefined;
   #start: D1SessionConstraint | D1SessionBookmark;
   #session: D1DatabaseSession | undefined;
   /** Where each D1 call that reported it was served (result meta), in call order. */
   readonly servedBy: ServedBy[] = [];
 
-  constructor(binding: D1Database, start: D1SessionConstraint | D1SessionBookmark) {
+  /**
+   * `binding` undefined: a shard's session whose database is not known yet; `place` names it once
+   * the request's account is known (db/shards/placement.ts), before its first statement.
+   */
+  constructor(binding: D1Database | undefined, start: D1SessionConstraint | D1SessionBookmark) {
     this.#binding = binding;
     this.#start = start;
+  }
+
+  /** Points the session at `binding`; it may change until the session opens, never after. */
+  place(binding: D1Database): void {
+    if (binding === this.#binding) return;
+    if (this.#session) throw new Error("RequestSession.place() after the session opened on another database");
+    this.#binding = binding;
+  }
+
+  get placed(): boolean {
+    return this.#binding !== undefined;
   }
 
   /**
@@ -30,6 +45,7 @@ export class RequestSession {
 
   /** The D1 session, opened on first use. */
   get d1(): D1DatabaseSession {
+    if (!this.#binding) throw new Error("A statement ran on the request's shard before its account was known (db/shards/placement.ts)");
     this.#session ??= this.#binding.withSession(this.#start);
     return this.#session;
   }

@@ -1,5 +1,6 @@
 import { ephemeralSecret, PageTokenCodec } from "../domain/page-token";
 import { logFormatOf, type LogFormat } from "../middleware/request-log/format";
+import { parseShardConfig, type ShardConfig } from "../db/shards/config";
 import type { Bindings } from "./types";
 
 /** Settings read from the Worker's vars (wrangler.toml [vars], or .dev.vars locally). */
@@ -24,6 +25,8 @@ export interface Config {
   maxFolderDepth: number;
   /** LOG_FORMAT: the request log's form, "json" (default) or "pretty" (src/middleware/request-log). */
   logFormat: LogFormat;
+  /** DIRECTORY and SHARDS: which D1 bindings hold the directory and the accounts (db/shards/config.ts). */
+  shards: ShardConfig;
 }
 
 // The env object lives as long as the isolate: parse its vars once, not on every request.
@@ -56,6 +59,7 @@ function parseConfig(env: Bindings): Config {
     // Capped so a materialized path (37 characters per level) stays short and a chain stays one small lookup.
     maxFolderDepth: Math.min(positiveInt(env.MAX_FOLDER_DEPTH, 6, true), 32),
     logFormat: logFormatOf(env.LOG_FORMAT),
+    shards: parseShardConfig(env.DIRECTORY, env.SHARDS),
   };
 }
 

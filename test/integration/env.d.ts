@@ -5,6 +5,10 @@ declare global {
   namespace Cloudflare {
     interface Env extends Bindings {
       TEST_MIGRATIONS: D1Migration[];
+      /** The bindings of every D1 database the project configures (one, or the directory and the shards). */
+      TEST_DATABASES: ("DB" | "SHARD_2")[];
+      /** The second shard of the integration-shards project. */
+      SHARD_2: D1Database;
       /** The replica of the lagging-D1 test double (test/integration/replication). */
       REPLICA_DB: D1Database;
     }

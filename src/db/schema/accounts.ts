@@ -19,11 +19,16 @@ export const accounts = sqliteTable(
     replyToAddress: text("reply_to_address"),
     senderDisplayName: text("sender_display_name"),
     attributes: text("attributes", { mode: "json" }).$type<AccountAttribute[]>().notNull().default(sql`'[]'`),
+    /** Directory: the binding of the database holding the account's rows; NULL is the directory's own (docs/sharding.md). */
+    shard: text("shard"),
+    /** The shard's copy: set while a move copies the account away; its writes are refused meanwhile. */
+    moving: integer("moving", { mode: "boolean" }).notNull().default(false),
     ...version,
     ...audit,
   },
   (t) => [
     uniqueIndex("accounts_name_unique").on(t.name),
+    index("accounts_shard").on(t.shard),
     // The default account can never be disabled, whatever the application does.
     check("accounts_default_enabled", sql`NOT (${t.isDefault} AND ${t.disabled})`),
   ],

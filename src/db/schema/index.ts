@@ -19,3 +19,4 @@ export * from "./connections";
 export * from "./materialized-views";
 export * from "./audit";
 export * from "./webhooks";
+export * from "./shards";

@@ -1,6 +1,8 @@
 import { ACCOUNT_OWNED_TABLES } from "../account-owned";
 import {
   accessTokens,
+  accountMoves,
+  accountMovingGuard,
   accounts,
   auditEvents,
   bearerGuard,
@@ -12,6 +14,7 @@ import {
   folderTooDeepGuard,
   quotaGuard,
   trustedAccessClients,
+  userNames,
   webhookDeliveries,
   webhookDispatched,
   webhooks,
@@ -20,8 +23,7 @@ import {
 } from "../schema";
 
 /**
- * Which database holds each table's rows once accounts are spread over shards (issue 21; only this
- * map exists so far: no routing, directory or moves yet). Every migration runs on every database,
+ * Which database holds each table's rows once accounts are spread over shards (issue 21). Every migration runs on every database,
  * so every table EXISTS everywhere; its role says where its rows LIVE. A unit test checks that each
  * table of the schema has exactly one role, so a new table must be placed here.
  */
@@ -37,11 +39,12 @@ import {
  * - trusted_access_clients, connection_types: the supervisor's, owned by no account.
  * - connection_type_accounts: written with its type in the supervisor's batch, and read with the
  *   types (which ones an account may use); a connection's type is checked by the application.
- * Not a table yet: signing in with Basic credentials finds a user by name alone, so the directory
- * will need an index of user names (name -> account); users themselves stay on the shard, where the
- * owner triggers and foreign keys of sources, folders and grants name them.
+ * - user_names: signing in with Basic credentials finds a user by name alone, so the directory keeps
+ *   each name's account (user names are unique across the installation); users themselves stay on
+ *   the shard, where the owner triggers and foreign keys of sources, folders and grants name them.
+ * - account_moves: the move in progress of an account, which a restarted move resumes from.
  */
-export const DIRECTORY_TABLES = [accounts, accessTokens, trustedAccessClients, connectionTypes, connectionTypeAccounts] as const;
+export const DIRECTORY_TABLES = [accounts, accessTokens, trustedAccessClients, connectionTypes, connectionTypeAccounts, userNames, accountMoves] as const;
 
 /** The shards: every account-owned table (db/account-owned.ts) but the two above and webhooks (split, below), kept with their account. */
 export const SHARD_TABLES = ACCOUNT_OWNED_TABLES.filter((t) => !(DIRECTORY_TABLES as readonly unknown[]).includes(t) && t !== webhooks);
@@ -66,4 +69,4 @@ export const EVERY_DATABASE_TABLES = [webhookSweep] as const;
  * Guard tables (db/batch-guards.ts) never hold a row: a batch inserts into one to fail itself, so
  * each must exist in whichever database runs the batch (all do: migrations run everywhere).
  */
-export const GUARD_TABLES = [quotaGuard, countLimitGuard, writeConflictGuard, bearerGuard, connectionGuard, folderCycleGuard, folderTooDeepGuard] as const;
+export const GUARD_TABLES = [accountMovingGuard, quotaGuard, countLimitGuard, writeConflictGuard, bearerGuard, connectionGuard, folderCycleGuard, folderTooDeepGuard] as const;

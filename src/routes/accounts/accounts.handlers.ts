@@ -126,7 +126,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   }
   c.header("Location", locationOf(c, id));
   c.header("ETag", etagOf(values.revision));
-  return c.json(toAccount(c, { ...values, isDefault: false, numberOfUsers: 0 }), 201);
+  return c.json(toAccount(c, { ...values, isDefault: false, shard: null, moving: false, numberOfUsers: 0 }), 201);
 };
 
 export const getByName: AppRouteHandler<typeof routes.getByName> = async (c) => {

@@ -21,16 +21,16 @@ describe("npm start", () => {
       "│ 0009_bearer_guard.sql       │ ✅     │",
     ].join("\n");
     // The whole table comes back; the ones marked applied that were pending are named, each once.
-    expect(migrationReport(applied)).toBe("Local database migrated: applied 0000_init.sql, 0008_materialized_views.sql, 0009_bearer_guard.sql.");
-    expect(migrationReport("Resource location: local\n\n✅ No migrations to apply!")).toBe("Local database up to date: no migration to apply.");
+    expect(migrationReport(applied)).toBe("Local database DB migrated: applied 0000_init.sql, 0008_materialized_views.sql, 0009_bearer_guard.sql.");
+    expect(migrationReport("Resource location: local\n\n✅ No migrations to apply!")).toBe("Local database DB up to date: no migration to apply.");
   });
 
   it("really applies them to a local D1: every migration the first time, none the second", async () => {
     const state = mkdtempSync(path.join(tmpdir(), "start-migrations-"));
     try {
       const migrations = readdirSync("drizzle").filter((name) => name.endsWith(".sql")).sort();
-      expect(await applyLocalMigrations(state)).toBe(`Local database migrated: applied ${migrations.join(", ")}.`);
-      expect(await applyLocalMigrations(state)).toBe("Local database up to date: no migration to apply.");
+      expect(await applyLocalMigrations(state)).toBe(`Local database DB migrated: applied ${migrations.join(", ")}.`);
+      expect(await applyLocalMigrations(state)).toBe("Local database DB up to date: no migration to apply.");
     } finally {
       rmSync(state, { recursive: true, force: true });
     }

@@ -1,0 +1,36 @@
+import { sql } from "drizzle-orm";
+import { check, index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * The directory's tables of issue 21 (docs/sharding.md): where accounts live is `accounts.shard`;
+ * these say which account a user name belongs to, and which moves are under way.
+ */
+
+/** Every user name of the installation and its account: Basic sign-in finds the shard from it before reading the user. */
+export const userNames = sqliteTable(
+  "user_names",
+  {
+    name: text("name").primaryKey(),
+    accountId: text("account_id").notNull(),
+    userId: text("user_id").notNull(),
+  },
+  (t) => [index("user_names_account").on(t.accountId)],
+);
+
+/** A move in progress (POST /api/accounts/{id}/move): a Worker that dies mid-move resumes from this row. */
+export const accountMoves = sqliteTable(
+  "account_moves",
+  {
+    accountId: text("account_id").primaryKey(),
+    fromShard: text("from_shard").notNull(),
+    toShard: text("to_shard").notNull(),
+    /** COPYING: rows are being copied, the old shard is still the account's; SWITCHED: the directory names the new one, the old rows go. */
+    phase: text("phase", { enum: ["COPYING", "SWITCHED"] }).notNull(),
+    startedAt: text("started_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  () => [check("account_moves_phase", sql`"account_moves"."phase" IN ('COPYING', 'SWITCHED')`)],
+);
+
+/** A guard table (db/batch-guards.ts): a write batch of an account whose copy is `moving` fails itself here. */
+export const accountMovingGuard = sqliteTable("account_moving_guard", { reason: text("reason").notNull() }, () => [check("account_moving", sql`0`)]);
