@@ -18,16 +18,6 @@ CREATE TABLE `account_moves` (
 	CONSTRAINT "account_moves_phase" CHECK("account_moves"."phase" IN ('COPYING', 'SWITCHED'))
 );
 --> statement-breakpoint
--- The directory's index of user names (unique across the installation): Basic sign-in finds the
--- account, and so the shard, of a name before the user's row is read.
-CREATE TABLE `user_names` (
-	`name` text PRIMARY KEY NOT NULL,
-	`account_id` text NOT NULL,
-	`user_id` text NOT NULL
-);
---> statement-breakpoint
-CREATE INDEX `user_names_account` ON `user_names` (`account_id`);--> statement-breakpoint
-INSERT INTO `user_names` (`name`, `account_id`, `user_id`) SELECT `name`, `account_id`, `id` FROM `users`;--> statement-breakpoint
 -- A write batch of an account being moved fails itself by inserting here (db/batch-guards.ts).
 CREATE TABLE `account_moving_guard` (
 	`reason` text NOT NULL,

@@ -6,6 +6,7 @@ import { methodNotAllowed } from "./lib/method-not-allowed";
 import type { AppEnv } from "./lib/types";
 import { authenticate } from "./middleware/authenticate";
 import { database } from "./middleware/database";
+import { locate } from "./db/shards/locate";
 import { mediaType } from "./middleware/media-type";
 import { conditionalGet } from "./middleware/conditional-get";
 import { corsPolicy } from "./middleware/cors";
@@ -53,6 +54,8 @@ export function buildApp(contextPath: string, mounts: readonly Mount[]) {
   api.route("/", createMetaRouter());
   for (const m of mounts) if (m.beforeAuthentication) api.route(m.path, m.router);
   api.use("/api/*", authenticate);
+  // The supervisor's request, on the shard of the account it acts on (a user's: by authentication).
+  api.use("/api/*", locate);
   for (const m of mounts) if (!m.beforeAuthentication) api.route(m.path, m.router);
 
   app.route(contextPath || "/", api);

@@ -39,7 +39,7 @@ export interface BasicContext {
   supervisor: { username?: string; password?: string };
   cacheTtlMs: number;
   /** Called before the user is looked up in D1 (not on a cache hit): the lookup must be fresh. */
-  beforeLookup?: () => void;
+  beforeLookup?: () => void | Promise<void>;
 }
 
 /**
@@ -58,7 +58,7 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
   const cacheKey = await sha256Hex(`${username}\u0000${password}`);
   const cached = credentialCache.get(cacheKey);
   if (cached) return { ok: true, principal: cached };
-  ctx.beforeLookup?.();
+  await ctx.beforeLookup?.();
 
   const row = await ctx.db
     .select({

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client";
-import { accessTokens, accountMoves, accounts, calendarReferences, calendars, connections, connectionTypeAccounts, folderAcl, folderItems, folders, folderTreeState, groups, jsonDatasetChunks, jsonDatasets, materializedViews, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userAttributes, userGroups, userNames, users, webhooks } from "./schema";
+import { accessTokens, accountMoves, accounts, calendarReferences, calendars, connections, connectionTypeAccounts, folderAcl, folderItems, folders, folderTreeState, groups, jsonDatasetChunks, jsonDatasets, materializedViews, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userAttributes, userGroups, users, webhooks } from "./schema";
 
 /**
  * Everything an account owns, children before parents. Deleting an account deletes these
@@ -28,8 +28,7 @@ export const ACCOUNT_OWNED_TABLES = [
   connections,
   connectionTypeAccounts,
   accessTokens,
-  // The directory's index of the account's user names and its move record (db/shards).
-  userNames,
+  // The directory's record of the account's move in progress (db/shards).
   accountMoves,
   userAttributes,
   userGroups,

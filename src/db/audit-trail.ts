@@ -132,14 +132,20 @@ export class AuditTrail implements WriteCompanion {
     return this.#pending.length > 0;
   }
 
+  hasPending(keep: (record: AuditRecord) => boolean): boolean {
+    return this.#pending.some((p) => keep(p.record));
+  }
+
   /**
    * The INSERTs of the pending events, taken once. Those conditioned on ROW_CHANGED come first, so
    * the first checks the write itself and each next one that its predecessor was inserted.
+   * `keep`: only the events it accepts (the others wait for a write on another database).
    */
-  takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed: (after: D1Result[]) => void } {
+  takeStatements(d1: D1Client, keep?: (record: AuditRecord) => boolean): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed: (after: D1Result[]) => void } {
     const first = (p: Pending) => (p.condition === ROW_CHANGED ? 0 : 1);
-    const sorted = [...this.#pending].sort((a, b) => first(a) - first(b));
-    this.#pending = [];
+    const taken = keep ? this.#pending.filter((p) => keep(p.record)) : this.#pending;
+    this.#pending = keep ? this.#pending.filter((p) => !keep(p.record)) : [];
+    const sorted = [...taken].sort((a, b) => first(a) - first(b));
     const context = sorted.length > 0 ? this.context() : undefined;
     const time = new Date();
     // Ids in the order the INSERTs run, so that one request's events keep their order.
@@ -152,6 +158,25 @@ export class AuditTrail implements WriteCompanion {
       if (results.at(-1)?.results.length) this.toDeliver.push(...[...before, ...after].map((p) => p.id!));
     };
     return { before: inserts(before), after: [...inserts(after), ...probe], committed };
+  }
+
+  /**
+   * What rides on the writes of one of the request's databases when the directory and the
+   * account's shard are two (db/shards): the events of changes outside any account on the
+   * directory's, the account's on its shard's, each with the shard's `guards` first.
+   */
+  companionFor(role: "directory" | "shard", guards?: (d1: D1Client) => D1PreparedStatement[]): WriteCompanion {
+    const keep = role === "directory" ? (r: AuditRecord) => r.accountId == null : (r: AuditRecord) => r.accountId != null;
+    const trail = this;
+    return {
+      get pending() {
+        return guards !== undefined || trail.hasPending(keep);
+      },
+      takeStatements(d1: D1Client) {
+        const taken = trail.takeStatements(d1, keep);
+        return guards ? { ...taken, before: [...guards(d1), ...taken.before] } : taken;
+      },
+    };
   }
 
   /** Writes events on their own (a login lock-out, which changes nothing else): one round trip. */

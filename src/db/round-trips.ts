@@ -30,8 +30,6 @@ export class RoundTripCounter {
   #check: RideAlongCheck | undefined;
   /** Each round trip's statements and answers, when the bench asks for them (EXPOSE_D1_STATEMENTS). */
   readonly trips: RecordedRoundTrip[] | undefined;
-  /** Statements that must ride on the next write. */
-  companion: WriteCompanion | undefined;
 
   constructor(recordStatements = false) {
     this.trips = recordStatements ? [] : undefined;
@@ -120,6 +118,8 @@ export interface WriteCompanion {
   /** The statements to add to a write's batch (just before its first writing statement, and right after its last), taken once. */
   /** `committed` is called with the results of the `after` statements once their batch has committed. */
   takeStatements(d1: D1Client): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed?: (after: D1Result[]) => void };
+  /** The error a failed batch that carried these statements means, when one of them refused it (an account's guard). */
+  refusal?(err: unknown): Error | undefined;
 }
 
 const INNER = Symbol("inner statement");
@@ -243,7 +243,8 @@ const writes = (s: D1PreparedStatement) => {
   return !source || !READ.test(source.query);
 };
 
-export function countRoundTrips(session: RequestSession, counter: RoundTripCounter): D1Client {
+/** `companion`: what must ride on this handle's writes (the request's audit events, an account's guards), if anything. */
+export function countRoundTrips(session: RequestSession, counter: RoundTripCounter, companion?: WriteCompanion): D1Client {
   const sourceOf = (s: D1PreparedStatement) => (s as Partial<WrappedStatement>)[SOURCE] ?? { query: "(unwrapped statement)", values: [] };
 
   /**
@@ -255,17 +256,21 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
     const from = statements.findIndex(writes);
     const to = statements.findLastIndex(writes) + 1;
     // Prepared through the wrapper (not counted: preparing is no round trip) so the bench records them.
-    const { before, after, committed } = from >= 0 && counter.companion?.pending ? counter.companion.takeStatements(proxy) : { before: [], after: [], committed: undefined };
+    const { before, after, committed } = from >= 0 && companion?.pending ? companion.takeStatements(proxy) : { before: [], after: [], committed: undefined };
     const all = [...statements.slice(0, from < 0 ? 0 : from), ...before, ...statements.slice(from < 0 ? 0 : from, to), ...after, ...statements.slice(to)];
     const inner = all.map((s) => (s as Partial<WrappedStatement>)[INNER] ?? s);
     // Only the bench's recording reads them.
     const sources = counter.trips ? all.map(sourceOf) : [];
     let results: D1Result[];
-    if (check) results = await guardedBatch(check, inner, sources);
-    else {
-      const trip = recordTrip(counter, "batch", sources);
-      results = await batchOn(session, inner);
-      if (trip) trip.rows = results.map(rowsOf);
+    try {
+      if (check) results = await guardedBatch(check, inner, sources);
+      else {
+        const trip = recordTrip(counter, "batch", sources);
+        results = await batchOn(session, inner);
+        if (trip) trip.rows = results.map(rowsOf);
+      }
+    } catch (err) {
+      throw (before.length + after.length > 0 && companion?.refusal?.(err)) || err;
     }
     committed?.(results.slice(to + before.length, to + before.length + after.length));
     if (before.length + after.length === 0) return results;
@@ -307,7 +312,7 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
       counter.count++;
       const check = counter.takeCheck();
       const write = !READ.test(source.query);
-      if (write && (check || counter.companion?.pending)) return fromBatch((await batch(check, [statement]))[0]!);
+      if (write && (check || companion?.pending)) return fromBatch((await batch(check, [statement]))[0]!);
       if (!check) {
         const trip = recordTrip(counter, call, [source]);
         const answer = await direct(statement[INNER]);

@@ -1,7 +1,10 @@
 import { and, eq, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../domain/principal";
+import type { Context } from "hono";
 import { ApiError } from "../lib/errors";
+import type { AppEnv } from "../lib/types";
+import { placeRequest } from "./shards/routing";
 
 /**
  * The one place that decides which accounts a caller's queries may touch.
@@ -40,6 +43,13 @@ export function accountForWrite(principal: Principal, requested: string | undefi
     });
   }
   return principal.accountId;
+}
+
+/** The account a write lands in (`accountForWrite`), with the request placed on its shard (db/shards/routing.ts). */
+export async function placedForWrite(c: Context<AppEnv>, requested: string | undefined): Promise<string> {
+  const accountId = accountForWrite(c.get("principal"), requested);
+  await placeRequest(c, accountId);
+  return accountId;
 }
 
 /** The one account a list reads: the caller's own, or for the supervisor the one it names (default account otherwise). */

@@ -77,6 +77,7 @@ export const ERROR_CODES = {
   DATA_STORE_RESPONSE_TOO_LARGE: { status: 422, description: "The data store's answer is larger than CONNECTOR_MAX_RESPONSE_BYTES." },
   DATA_STORE_ERROR: { status: 422, description: "The data store answered with an error of its own; the message quotes it." },
   DELIVERY_NOT_FAILED: { status: 409, description: "Only a FAILED webhook delivery can be retried; this one is PENDING or DELIVERED." },
+  ACCOUNT_MOVING: { status: 409, description: "The account is being moved to another database (POST /api/accounts/{id}/move): its data can be read but not changed until the move ends; retry shortly." },
   TOO_MANY_WEBHOOKS: { status: 409, description: "The account (or, for the supervisor, the installation outside any account) already has the most webhook subscriptions it may have (100)." },
   TOO_MANY_MATERIALIZED_VIEWS: { status: 409, description: "The account already has the most materialized views it may have (100)." },
 } as const satisfies Record<string, { status: number; description: string }>;

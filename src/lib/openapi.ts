@@ -248,6 +248,8 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
   else if (access.kind !== "public") ["UNAUTHENTICATED", "INVALID_TOKEN", "TOO_MANY_LOGIN_ATTEMPTS"].forEach((c) => codes.add(c as ErrorCode));
   if (access.kind !== "public" && access.kind !== "authenticated" && access.kind !== "trustedClient") codes.add("FORBIDDEN");
   if (mark === "preview") codes.add("PREVIEW_NOT_ENABLED");
+  // A write of an account being moved to another database is refused until the move ends (docs/sharding.md).
+  if (route.method !== "get" && access.kind !== "public") codes.add("ACCOUNT_MOVING");
 
   const common = commonHeaders(mark);
   const responses: Record<string, unknown> = {};

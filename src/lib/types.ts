@@ -3,6 +3,7 @@ import type { AuditTrail } from "../db/audit-trail";
 import type { Database } from "../db/client";
 import type { RoundTripCounter } from "../db/round-trips";
 import type { RequestSession, ServedBy } from "../db/session";
+import type { ShardRoute } from "../db/shards/routing";
 import type { Principal } from "../domain/principal";
 import type { Config } from "./config";
 import type { JsonMediaType } from "./media-types";
@@ -22,12 +23,19 @@ export type Bindings = Omit<Env, Secret> &
 export interface Variables {
   requestId: string;
   config: Config;
+  /** The handle of the request's account's shard (db/shards/routing.ts): every account-owned row. */
   db: Database;
+  /** The directory's handle: accounts, where each lives, user names, the supervisor's objects. On one database, `db` itself. */
+  directory: Database;
+  /** Set when the directory and the shards are several databases: where the request's shard session is placed. */
+  shardRoute?: ShardRoute;
   roundTrips: RoundTripCounter;
   /** The request's audit trail: a write declares its events here, and they ride in its batch. */
   audit: AuditTrail;
   /** The request's one D1 session (db/session.ts): its bookmark, and whether it starts at the primary. */
   d1Session: RequestSession;
+  /** The directory's session: `d1Session` itself on one database. */
+  directorySession: RequestSession;
   /** Where D1 served each call that said so (`served_by_region`, `served_by_primary`), for the request log. */
   d1ServedBy: readonly ServedBy[];
   /** Set by the authentication middleware on every route that is not public. */

@@ -1,21 +1,10 @@
 import { sql } from "drizzle-orm";
-import { check, index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { check, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * The directory's tables of issue 21 (docs/sharding.md): where accounts live is `accounts.shard`;
- * these say which account a user name belongs to, and which moves are under way.
+ * this says which moves are under way.
  */
-
-/** Every user name of the installation and its account: Basic sign-in finds the shard from it before reading the user. */
-export const userNames = sqliteTable(
-  "user_names",
-  {
-    name: text("name").primaryKey(),
-    accountId: text("account_id").notNull(),
-    userId: text("user_id").notNull(),
-  },
-  (t) => [index("user_names_account").on(t.accountId)],
-);
 
 /** A move in progress (POST /api/accounts/{id}/move): a Worker that dies mid-move resumes from this row. */
 export const accountMoves = sqliteTable(

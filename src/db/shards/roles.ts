@@ -1,6 +1,5 @@
 import { ACCOUNT_OWNED_TABLES } from "../account-owned";
 import {
-  accessTokens,
   accountMoves,
   accountMovingGuard,
   accounts,
@@ -14,7 +13,6 @@ import {
   folderTooDeepGuard,
   quotaGuard,
   trustedAccessClients,
-  userNames,
   webhookDeliveries,
   webhookDispatched,
   webhooks,
@@ -30,23 +28,21 @@ import {
 
 /**
  * The directory: what is needed before the account is known, or belongs to no account.
- * - accounts: the list of tenants, and (to come) which shard holds each. Each shard also keeps a
+ * - accounts: the list of tenants, and which shard holds each (`shard`). Each shard also keeps a
  *   copy of its own accounts' rows, because the shard tables' foreign keys name accounts(id).
- * - access_tokens: a bearer request is looked up by the token's hash before its account is known.
- *   Its foreign key to users then crosses databases: deleting a user must delete its tokens here,
- *   and the bearer check (auth/bearer.ts), one query joining token, user and account today, splits
- *   into a directory part and a shard part.
  * - trusted_access_clients, connection_types: the supervisor's, owned by no account.
  * - connection_type_accounts: written with its type in the supervisor's batch, and read with the
  *   types (which ones an account may use); a connection's type is checked by the application.
- * - user_names: signing in with Basic credentials finds a user by name alone, so the directory keeps
- *   each name's account (user names are unique across the installation); users themselves stay on
- *   the shard, where the owner triggers and foreign keys of sources, folders and grants name them.
  * - account_moves: the move in progress of an account, which a restarted move resumes from.
+ *
+ * Users and access_tokens stay on the shard: the owner triggers and foreign keys of sources,
+ * folders and grants name users, and the bearer check joins a token to its user. A cold Basic
+ * sign-in, or a bearer token this isolate has not verified yet, asks every shard at once
+ * (db/shards/routing.ts).
  */
-export const DIRECTORY_TABLES = [accounts, accessTokens, trustedAccessClients, connectionTypes, connectionTypeAccounts, userNames, accountMoves] as const;
+export const DIRECTORY_TABLES = [accounts, trustedAccessClients, connectionTypes, connectionTypeAccounts, accountMoves] as const;
 
-/** The shards: every account-owned table (db/account-owned.ts) but the two above and webhooks (split, below), kept with their account. */
+/** The shards: every account-owned table (db/account-owned.ts) but the directory's above and webhooks (split, below), kept with their account. */
 export const SHARD_TABLES = ACCOUNT_OWNED_TABLES.filter((t) => !(DIRECTORY_TABLES as readonly unknown[]).includes(t) && t !== webhooks);
 
 /**

@@ -1,8 +1,9 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { parseBasic, verifyBasic } from "../../auth/basic";
 import { bearerDigest, cachedBearer, verifyBearer } from "../../auth/bearer";
 import { AuditTrail } from "../../db/audit-trail";
 import { settleCheck } from "../../db/round-trips";
+import { placeByToken, placeByUserName, placeRequest, shardBinding } from "../../db/shards/routing";
 import { requestOf } from "../../lib/audit";
 import { clientAddress, recordFailedLogin, retryAfterSeconds } from "../../auth/login-throttle";
 import { ApiError } from "../../lib/errors";
@@ -36,19 +37,22 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     const digest = await bearerDigest(header.replace(/^Bearer\s+/i, "").trim());
     if (!digest) throw invalidToken();
     const cached = cachedBearer(digest, invalidToken);
-    c.get("d1Session").requirePrimary();
+    requirePrimary(c);
     if (cached) {
-      // Known here: the token's check rides on the request's first D1 round trip.
+      // Known here: the token's check rides on the request's first D1 round trip (on its shard: placed first).
       c.set("principal", cached.principal);
+      await placeRequest(c, cached.principal.accountId);
       c.get("roundTrips").rideAlong(cached.check);
       await next();
       // If no D1 call carried it, it is asked now, before anything is answered.
       await settleCheck(c.get("d1Session"), c.get("roundTrips"));
       return;
     }
+    await placeByToken(c, digest);
     const principal = await verifyBearer(digest, c.get("db"), c.get("config").credentialCacheTtlMs);
     if (!principal) throw invalidToken();
     c.set("principal", principal);
+    await placeRequest(c, principal.accountId);
     return next();
   }
 
@@ -63,14 +67,17 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     db: c.get("db"),
     supervisor: { username: c.env.SUPERVISOR_USERNAME, password: c.env.SUPERVISOR_PASSWORD },
     cacheTtlMs: c.get("config").credentialCacheTtlMs,
-    beforeLookup: () => c.get("d1Session").requirePrimary(),
+    beforeLookup: async () => {
+      requirePrimary(c);
+      await placeByUserName(c, credentials.username);
+    },
   });
   if (!outcome.ok) {
     if (outcome.reason === "account-disabled") throw unauthenticated("The user's account is disabled");
     const retryAfter = await recordFailedLogin(c.env, address, credentials.username);
     if (retryAfter !== undefined) {
       // The first 429 of a throttle window (later ones are refused above, before any write): one event, on its own.
-      await AuditTrail.writeAlone(c.env.DB, [{ accountId: null, action: "login.lock-out", target: { type: "user", id: null, name: credentials.username } }], {
+      await AuditTrail.writeAlone(shardBinding(c.env, c.get("config").shards.directory), [{ accountId: null, action: "login.lock-out", target: { type: "user", id: null, name: credentials.username } }], {
         actor: { type: "USER", id: null, name: credentials.username, authentication: "BASIC" },
         ...requestOf(c),
       });
@@ -81,6 +88,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   if (outcome.rehash) c.executionCtx.waitUntil(outcome.rehash().catch(() => undefined));
   c.set("principal", outcome.principal);
+  if (outcome.principal.kind === "user") await placeRequest(c, outcome.principal.accountId);
   return next();
 };
 
@@ -88,4 +96,10 @@ export function tooManyAttempts(seconds: number) {
   return new ApiError("TOO_MANY_LOGIN_ATTEMPTS", "Too many failed logins from your address; wait before trying again", {
     headers: { "Retry-After": String(seconds) },
   });
+}
+
+/** Whatever asks who is calling asks the primary: the directory's session and the shard's (one session on one database). */
+function requirePrimary(c: Context<AppEnv>): void {
+  c.get("d1Session").requirePrimary();
+  if (c.get("directorySession") !== c.get("d1Session")) c.get("directorySession").requirePrimary();
 }

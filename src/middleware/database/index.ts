@@ -7,6 +7,7 @@ import { actorOf, requestOf } from "../../lib/audit";
 import { invalidBookmark } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
 import { enqueue, eventMessages } from "../../webhooks/enqueue";
+import { shardBinding, ShardRoute } from "../../db/shards/routing";
 
 export const BOOKMARK_HEADER = "X-D1-Bookmark";
 
@@ -20,25 +21,45 @@ export const BOOKMARK_HEADER = "X-D1-Bookmark";
 export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
   const sent = c.req.header(BOOKMARK_HEADER)?.trim() || undefined;
   if (sent !== undefined && !isBookmark(sent)) throw invalidBookmark();
-  const counter = new RoundTripCounter(c.get("config").exposeD1Statements);
+  const { shards, exposeD1Statements } = c.get("config");
+  const counter = new RoundTripCounter(exposeD1Statements);
   const audit = new AuditTrail(() => ({ actor: actorOf(c), ...requestOf(c) }));
-  counter.companion = audit;
-  const session = new RequestSession(c.env.DB, sessionStart(c.req.method, sent));
+  const start = sessionStart(c.req.method, sent);
   c.set("roundTrips", counter);
   c.set("audit", audit);
+  let session: RequestSession;
+  let directorySession: RequestSession | undefined;
+  if (shards.single) {
+    session = new RequestSession(bindingOf(c, shards.directory), start);
+    const db = createDatabase(session, counter, audit);
+    c.set("db", db);
+    c.set("directory", db);
+  } else {
+    // Two sessions: the directory's, and the shard's, placed once the account is known (db/shards/routing.ts).
+    // A client's bookmark is its account's shard's (the directory's reads start anywhere, its writes at the primary).
+    directorySession = new RequestSession(bindingOf(c, shards.directory), sessionStart(c.req.method, undefined));
+    session = new RequestSession(undefined, start);
+    const route = new ShardRoute(shards, session);
+    c.set("shardRoute", route);
+    c.set("directory", createDatabase(directorySession, counter, audit.companionFor("directory")));
+    c.set("db", createDatabase(session, counter, route.companion(audit)));
+  }
   c.set("d1Session", session);
+  c.set("directorySession", directorySession ?? session);
   c.set("d1ServedBy", session.servedBy);
-  c.set("db", createDatabase(session, counter));
   await next();
   const bookmark = session.bookmark() ?? sent;
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
   if (c.get("config").exposeRoundTrips) {
     c.res.headers.set("X-D1-Round-Trips", String(counter.count));
-    if (session.servedBy.length > 0) c.res.headers.set("X-D1-Served-By", describeServedBy(session.servedBy));
+    const servedBy = [...session.servedBy, ...(directorySession?.servedBy ?? [])];
+    if (servedBy.length > 0) c.res.headers.set("X-D1-Served-By", describeServedBy(servedBy));
   }
   if (counter.trips) rememberStatements(c.get("requestId"), counter.trips);
   if (audit.toDeliver.length > 0) enqueueForWebhooks(c, audit.toDeliver);
 };
+
+const bindingOf = (c: Context<AppEnv>, name: string): D1Database => shardBinding(c.env, name);
 
 /**
  * Hands the committed events to the webhook Queue after the answer, on no round trip of the

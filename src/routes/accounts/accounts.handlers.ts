@@ -8,7 +8,9 @@ import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
 import { compiled } from "../../db/compiled";
-import { accounts, groups, type AccountAttribute } from "../../db/schema";
+import { accountMoves, accounts, groups, type AccountAttribute } from "../../db/schema";
+import { countPerShard, forgetPlacement, placeByAccountName, placeNewAccount, shardIsDirectory } from "../../db/shards/routing";
+import { writeAcross } from "../../db/shards/write-across";
 import { refuseBesideWrapper } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
@@ -75,7 +77,10 @@ function mergeAttributes(sent: AccountWrite["attributes"], stored: AccountAttrib
 }
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const rows = await selectAccounts(c.get("db")).orderBy(asc(accounts.name)).all();
+  const rows = await selectAccounts(c.get("directory")).orderBy(asc(accounts.name)).all();
+  // Over several databases, the users of the accounts that other shards hold are counted there.
+  const elsewhere = await countPerShard(c, "SELECT account_id, count(*) AS n FROM users GROUP BY account_id");
+  for (const row of rows) if (row.shard !== null) row.numberOfUsers = elsewhere.get(row.id) ?? 0;
   return c.json({ content: rows.map((row) => toAccount(c, row)) }, 200);
 };
 
@@ -94,7 +99,6 @@ function accountToCreate(body: AccountCreate): AccountWrite {
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = accountToCreate(c.req.valid("json"));
-  const db = c.get("db");
   const audit = auditForCreate(c.get("principal"));
   const id = crypto.randomUUID();
   const values = {
@@ -115,22 +119,27 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     { accountId: id, action: "account.create", target: { type: "account", id, name: body.name } },
     ...builtIn.map((g) => ({ accountId: id, action: "group.create" as const, target: { type: "group" as const, id: g.id, name: g.name } })),
   );
+  const shard = await placeNewAccount(c, id);
   try {
-    await db.batch([
-      db.insert(accounts).values(values),
-      db.insert(groups).values(builtIn),
-    ]);
+    // The directory's row names the shard; the shard's copy (the same row, on another database) does not.
+    await writeAcross(c, {
+      directory: (d) => [d.insert(accounts).values({ ...values, shard })],
+      shard: (d) => [...(shardIsDirectory(c) ? [] : [d.insert(accounts).values(values)]), d.insert(groups).values(builtIn)],
+      undo: (d) => [d.delete(accounts).where(eq(accounts.id, id))],
+    });
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
     throw err;
   }
   c.header("Location", locationOf(c, id));
   c.header("ETag", etagOf(values.revision));
-  return c.json(toAccount(c, { ...values, isDefault: false, shard: null, moving: false, numberOfUsers: 0 }), 201);
+  return c.json(toAccount(c, { ...values, isDefault: false, shard, moving: false, numberOfUsers: 0 }), 201);
 };
 
 export const getByName: AppRouteHandler<typeof routes.getByName> = async (c) => {
-  const row = await accountByName(c.get("db")).get({ name: c.req.valid("param").name });
+  const { name } = c.req.valid("param");
+  await placeByAccountName(c, name);
+  const row = await accountByName(c.get("db")).get({ name });
   if (!row) throw notFound("Account");
   c.header("ETag", etagOf(row.revision));
   return c.json(toAccount(c, row), 200);
@@ -146,8 +155,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
   assertSameId(body.id, id);
-  const db = c.get("db");
-  const current = await findAccount(db, id);
+  const current = await findAccount(c.get("db"), id);
   checkIfMatch(c, current.revision);
   if (current.isDefault && body.disabled) {
     throw new ApiError("DEFAULT_ACCOUNT_PROTECTED", "The default account cannot be disabled");
@@ -170,17 +178,17 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   let updated;
   try {
     // With If-Match, a concurrent update makes this one miss (412); without it the last writer wins.
-    [updated] = await db.batch([
-      db
-        .update(accounts)
-        .set(changes)
-        .where(and(eq(accounts.id, id), ifMatchGuard(c, accounts.revision, current.revision)))
-        .returning({ id: accounts.id }),
-      // Disabling revokes its users' bearer tokens for good, if this update won (its revision is unique to it).
-      ...(body.disabled
-        ? [revokeTokens(db, { accountId: id }, sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${id} AND revision = ${changes.revision})`)]
-        : []),
-    ]);
+    // The directory's row first, then the shard's copy (one batch when they are one row).
+    const written = await writeAcross(c, {
+      directory: (d) => [d.update(accounts).set(changes).where(and(eq(accounts.id, id), ifMatchGuard(c, accounts.revision, current.revision))).returning({ id: accounts.id })],
+      shard: (d) => [
+        ...(shardIsDirectory(c) ? [] : [d.update(accounts).set(changes).where(eq(accounts.id, id))]),
+        // Disabling revokes its users' bearer tokens for good, if this update won (its revision is unique to it).
+        ...(body.disabled ? [revokeTokens(d, { accountId: id }, sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${id} AND revision = ${changes.revision})`)] : []),
+      ],
+      undo: (d) => [d.update(accounts).set(revertOf(current)).where(and(eq(accounts.id, id), eq(accounts.revision, changes.revision)))],
+    });
+    updated = written.directory[0] as { id: string }[];
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.name);
     throw err;
@@ -204,10 +212,22 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   checkIfMatch(c, current.revision);
   // The account's events stay (audit_events has no foreign key to it) until retention prunes them.
   c.get("audit").record({ accountId: id, action: "account.delete", target: { type: "account", id, name: current.name } });
-  await db.batch(deleteAccountStatements(db, id));
+  // The directory's entry goes first: from then on nobody reaches the shard's rows (one
+  // batch, deleteAccountStatements alone, when the shard is the directory's database).
+  await writeAcross(c, {
+    directory: (d) => (shardIsDirectory(c) ? [] : [d.delete(accountMoves).where(eq(accountMoves.accountId, id)), d.delete(accounts).where(eq(accounts.id, id))]),
+    shard: (d) => deleteAccountStatements(d, id),
+  });
   invalidateAccount(id);
+  forgetPlacement(id);
   return c.body(null, 204);
 };
+
+/** The columns an update changes, as they were: the directory's part of an update whose shard part failed is put back. */
+function revertOf(current: AccountRow) {
+  const { name, disabled, replyToAddress, senderDisplayName, attributes, revision, lastModifiedByUserId, lastModifiedDate } = current;
+  return { name, disabled, replyToAddress, senderDisplayName, attributes, revision, lastModifiedByUserId, lastModifiedDate };
+}
 
 /** JSON Merge Patch: the PUT applied to the object as read with the patch merged in (src/lib/merge-patch-route.ts). */
 export const patch = mergePatchHandler({ read: getOne, put: routes.update, write: update }) as unknown as AppRouteHandler<typeof routes.patch>;

@@ -21,7 +21,7 @@ import {
 import { asViewUsages, selectViewsOfConnection } from "../../db/materialized-views";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { connections, connectionTypes } from "../../db/schema";
-import { accountForWrite } from "../../db/scope";
+import { placedForWrite } from "../../db/scope";
 import type { UserPrincipal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
 import { assertSameId, ifMatchOf, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ownLocation } from "../../lib/http";
@@ -67,7 +67,7 @@ const folderIdOf = (folderId: ConnectionWrite["folderId"]) => (folderId === unde
  */
 async function checkedConnection(c: Context<AppEnv>, body: ConnectionWrite, query: WriteQuery, connectionId: string) {
   const db = c.get("db");
-  const accountId = accountForWrite(userOf(c), body.accountId);
+  const accountId = await placedForWrite(c, body.accountId);
   const given = givenParameters(body.allParameters);
   const strategy = strategyOf(query, body);
   const folderId = folderIdOf(body.folderId);

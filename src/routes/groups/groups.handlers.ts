@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { invalidateGroup } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { groups, userGroups } from "../../db/schema";
-import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
+import { accountForList, placedForWrite, scopeOf, scoped } from "../../db/scope";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
@@ -66,7 +66,7 @@ function groupInput(body: z.infer<typeof GroupWriteSchema>) {
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = groupInput(c.req.valid("json"));
   const principal = c.get("principal");
-  const accountId = accountForWrite(principal, body.accountId);
+  const accountId = await placedForWrite(c, body.accountId);
   assertMayGrant(principal, body.privileges, "grant");
   const values = {
     id: crypto.randomUUID(),

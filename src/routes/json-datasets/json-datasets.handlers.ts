@@ -5,7 +5,7 @@ import { COUNT_LIMIT_GUARD, refusedBy, WRITE_CONFLICT_GUARD } from "../../db/bat
 import { createDataset, deleteDataset, newDataVersion, readDataset, selectDatasetSummaries, updateDataset, type DataVersion, type DatasetSummary } from "../../db/json-datasets";
 import { rethrowQuotaExceeded } from "../../db/quota";
 import { jsonDatasets } from "../../db/schema";
-import { accountForWrite, scopeOf } from "../../db/scope";
+import { placedForWrite, scopeOf } from "../../db/scope";
 import { rawMemberText } from "../../domain/raw-json";
 import type { Principal } from "../../domain/principal";
 import type { AppRouteHandler } from "../../lib/create-router";
@@ -71,7 +71,7 @@ export const list: AppRouteHandler<typeof routes.list> = async (c) => {
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
   const principal = c.get("principal");
-  const accountId = accountForWrite(principal, body.accountId);
+  const accountId = await placedForWrite(c, body.accountId);
   // The schema requires `data`, so it is there.
   const data = submittedData(c)!;
   const dataset = {
@@ -111,7 +111,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   assertSameId(body.id, id);
   const principal = c.get("principal");
   // A dataset stays in its account: naming another is refused like any write into another account.
-  const accountId = accountForWrite(principal, body.accountId);
+  const accountId = await placedForWrite(c, body.accountId);
   const data = submittedData(c);
   const changes = { name: body.name, description: body.description, revision: newRevision(), ...auditForUpdate(principal) };
   // The update is written without reading the dataset first: its event lists what the request set, with the new values.

@@ -7,7 +7,7 @@ import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { accessTokens, folderAcl, folderItems, folders, folderTreeState, sourcePermissions, sources, userAttributes, userGroups, users } from "../../db/schema";
-import { accountForList, accountForWrite, scopeOf, scoped } from "../../db/scope";
+import { accountForList, placedForWrite, scopeOf, scoped } from "../../db/scope";
 import { hashPassword } from "../../domain/passwords";
 import { isSupervisorName } from "../../domain/usernames";
 import type { Principal } from "../../domain/principal";
@@ -101,7 +101,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
   const db = c.get("db");
   const principal = c.get("principal");
-  const accountId = accountForWrite(principal, body.accountId);
+  const accountId = await placedForWrite(c, body.accountId);
   refuseReservedName(body.name, c.env.SUPERVISOR_USERNAME);
   const groupRows = await groupsByName(db, accountId, body.groups);
   assertMayGrant(principal, [...body.roles, ...groupRows.flatMap((g) => g.privileges)], "grant");
