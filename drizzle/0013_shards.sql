@@ -7,7 +7,8 @@ ALTER TABLE `accounts` ADD `shard` text;--> statement-breakpoint
 -- write batch of the account is refused (409 ACCOUNT_MOVING) while it is set.
 ALTER TABLE `accounts` ADD `moving` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX `accounts_shard` ON `accounts` (`shard`);--> statement-breakpoint
--- The directory's record of a move in progress: a Worker that dies mid-move resumes from it.
+-- The directory's record of a move in progress: a Worker that dies mid-move resumes from it. The
+-- request running it holds it until lease_until; another may take it over only after.
 CREATE TABLE `account_moves` (
 	`account_id` text PRIMARY KEY NOT NULL,
 	`from_shard` text NOT NULL,
@@ -15,6 +16,7 @@ CREATE TABLE `account_moves` (
 	`phase` text NOT NULL,
 	`started_at` text NOT NULL,
 	`updated_at` text NOT NULL,
+	`lease_until` text NOT NULL,
 	CONSTRAINT "account_moves_phase" CHECK("account_moves"."phase" IN ('COPYING', 'SWITCHED'))
 );
 --> statement-breakpoint

@@ -17,6 +17,8 @@ export const accountMoves = sqliteTable(
     phase: text("phase", { enum: ["COPYING", "SWITCHED"] }).notNull(),
     startedAt: text("started_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /** The request running the move holds it until then (ISO time); another request may take it over only after. */
+    leaseUntil: text("lease_until").notNull(),
   },
   () => [check("account_moves_phase", sql`"account_moves"."phase" IN ('COPYING', 'SWITCHED')`)],
 );

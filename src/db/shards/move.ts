@@ -513,7 +513,7 @@ async function record(dbs: MoveTarget, accountId: string): Promise<MoveRow> {
   const now = new Date().toISOString();
   const [, recorded] = await dbs.directory.batch([
     dbs.directory
-      .prepare(`INSERT INTO "account_moves" ("account_id", "from_shard", "to_shard", "phase", "started_at", "updated_at") VALUES (?1, ?2, ?3, 'COPYING', ?4, ?4) ON CONFLICT ("account_id") DO NOTHING`)
+      .prepare(`INSERT INTO "account_moves" ("account_id", "from_shard", "to_shard", "phase", "started_at", "updated_at", "lease_until") VALUES (?1, ?2, ?3, 'COPYING', ?4, ?4, ?4) ON CONFLICT ("account_id") DO NOTHING`)
       .bind(accountId, dbs.fromName, dbs.toName, now),
     dbs.directory.prepare(`SELECT * FROM "account_moves" WHERE "account_id" = ?1`).bind(accountId),
   ]);

@@ -77,7 +77,12 @@ export class ShardRoute {
   }
 }
 
-const MOVING_GUARD = "INSERT INTO account_moving_guard (reason) SELECT 'account_moving' WHERE NOT EXISTS (SELECT 1 FROM accounts WHERE id = ? AND moving = 0)";
+/**
+ * The account's row here, not moving, and naming no other shard: a shard's copy never names one,
+ * and the directory's own row names one once the account lives elsewhere (`shard IS NULL` there
+ * means here), so a write placed on the directory's database after a move away is refused too.
+ */
+const MOVING_GUARD = "INSERT INTO account_moving_guard (reason) SELECT 'account_moving' WHERE NOT EXISTS (SELECT 1 FROM accounts WHERE id = ? AND moving = 0 AND shard IS NULL)";
 const movingGuard = (d1: D1Client, accountId: string) => d1.prepare(MOVING_GUARD).bind(accountId);
 
 export const accountMoving = () => new ApiError("ACCOUNT_MOVING", "The account is being moved to another database; its data can be read but not changed until the move ends. Retry shortly");

@@ -28,9 +28,10 @@ export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
  * The actions: `<type>.<verb>` with the three verbs of every resource, and the specific ones the
  * issue names as they are: `token.issue`, `token.revoke`, `client.rotate-secret` (target type
  * `trusted-access-client`) and `login.lock-out` (target type `user`, the name tried), and
- * `webhook.disable`: the service disabled a subscription after a run of failed deliveries.
+ * `webhook.disable`: the service disabled a subscription after a run of failed deliveries;
+ * `account.move`: the account's rows moved to another database (POST /api/accounts/{id}/move).
  */
-export const SPECIFIC_ACTIONS = ["token.issue", "token.revoke", "client.rotate-secret", "login.lock-out", "webhook.disable"] as const;
+export const SPECIFIC_ACTIONS = ["token.issue", "token.revoke", "client.rotate-secret", "login.lock-out", "webhook.disable", "account.move"] as const;
 type ResourceType = Exclude<AuditTargetType, "token">;
 export type AuditAction = `${ResourceType}.${"create" | "update" | "delete"}` | (typeof SPECIFIC_ACTIONS)[number];
 export const AUDIT_ACTIONS: readonly AuditAction[] = [

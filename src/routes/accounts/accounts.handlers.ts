@@ -11,6 +11,7 @@ import { compiled } from "../../db/compiled";
 import { accountMoves, accounts, groups, type AccountAttribute } from "../../db/schema";
 import { countPerShard, forgetPlacement, placeByAccountName, placeNewAccount, shardIsDirectory } from "../../db/shards/routing";
 import { writeAcross } from "../../db/shards/write-across";
+import { shardOfRow } from "../../db/shards/config";
 import { refuseBesideWrapper } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
@@ -42,6 +43,7 @@ function toAccount(c: Context<AppEnv>, row: AccountRow) {
     name: row.name,
     disabled: row.disabled,
     numberOfUsers: row.numberOfUsers,
+    shard: shardNameOf(c, row),
     replyToAddress: row.replyToAddress ?? null,
     senderDisplayName: row.senderDisplayName ?? null,
     attributes: row.attributes.map((a) => (a.isSecured ? { key: a.key, isSecured: true } : a)),
@@ -50,9 +52,19 @@ function toAccount(c: Context<AppEnv>, row: AccountRow) {
   };
 }
 
+/**
+ * The shard holding the account: the directory's row names it (NULL: the directory's own database);
+ * a shard's copy names none, so a request placed on the account says where it is.
+ */
+function shardNameOf(c: Context<AppEnv>, row: Pick<AccountRow, "id" | "shard">): string {
+  const route = c.get("shardRoute");
+  if (route?.accountId === row.id && route.shardName) return route.shardName;
+  return shardOfRow(c.get("config").shards, row.shard);
+}
+
 /** An update's changes as shown (secured attribute values masked); a secured value that changed only says so. */
 function accountChanges(c: Context<AppEnv>, before: AccountRow, after: AccountRow) {
-  const changes = diffMembers(toAccount(c, before), toAccount(c, after), { ignore: ["numberOfUsers"] });
+  const changes = diffMembers(toAccount(c, before), toAccount(c, after), { ignore: ["numberOfUsers", "shard"] });
   if (!changes.some((ch) => ch.member === "attributes") && !sameAttributes(before.attributes, after.attributes)) changes.push(secretChanged("attributes"));
   return changes;
 }

@@ -1,6 +1,6 @@
 import { mergePatchRouteOf } from "../../lib/merge-patch-route";
 import { defineRoute, IdParamSchema, jsonBody, jsonContent, noContent , routeDeclaration } from "../../lib/openapi";
-import { AccountCreateSchema, AccountListSchema, AccountNameParamSchema, AccountSchema, AccountWriteSchema } from "./accounts.schemas";
+import { AccountCreateSchema, AccountListSchema, AccountMoveResultSchema, AccountMoveSchema, AccountNameParamSchema, AccountSchema, AccountWriteSchema } from "./accounts.schemas";
 
 const tags = ["Accounts"];
 const supervisor = { kind: "supervisor" } as const;
@@ -71,4 +71,20 @@ export const remove = defineRoute({
   errors: ["NOT_FOUND", "DEFAULT_ACCOUNT_PROTECTED", "PRECONDITION_FAILED"],
   request: { params: IdParamSchema },
   responses: { 204: noContent },
+});
+
+export const move = defineRoute({
+  method: "post",
+  path: "/{id}/move",
+  tags,
+  summary: "Move an account's rows to another database (shard)",
+  description:
+    "Copies the account's rows to the shard named, checks each table's row count and digest on both, switches the directory to it " +
+    "and deletes the old rows. Meanwhile the account's reads go on and its writes are refused (409 `ACCOUNT_MOVING`). A move that fails " +
+    "or whose Worker dies leaves the account whole where it was; sending the request again resumes it. Moving an account to the shard it " +
+    "is on changes nothing (docs/sharding.md).",
+  access: supervisor,
+  errors: ["NOT_FOUND", "CONCURRENT_UPDATE"],
+  request: { params: IdParamSchema, body: jsonBody(AccountMoveSchema) },
+  responses: { 200: jsonContent(AccountMoveResultSchema, "The account is on the shard named") },
 });

@@ -17,6 +17,10 @@ export const AccountSchema = z
     name: z.string(),
     disabled: z.boolean(),
     numberOfUsers: z.number().int().openapi({ readOnly: true }),
+    shard: z.string().openapi({
+      readOnly: true,
+      description: "The D1 binding of the database that holds the account's rows (`SHARDS`, docs/sharding.md); moved by POST /api/accounts/{id}/move.",
+    }),
     replyToAddress: z.string().nullable(),
     senderDisplayName: z.string().nullable(),
     attributes: z.array(AttributeSchema),
@@ -81,3 +85,21 @@ export const AccountNameParamSchema = z.object({
 
 export type AccountWrite = z.infer<typeof AccountWriteSchema>;
 export type AccountCreate = z.infer<typeof AccountCreateSchema>;
+
+export const AccountMoveSchema = z
+  .strictObject({
+    shard: z.string().min(1).max(64).openapi({ description: "The binding of the database to move the account to: one of `SHARDS`." }),
+  })
+  .openapi("AccountMove", { example: { shard: "SHARD_2" } });
+
+export const AccountMoveResultSchema = z
+  .strictObject({
+    id: z.string(),
+    from: z.string().openapi({ description: "The shard the account was on." }),
+    shard: z.string().openapi({ description: "The shard the account is on now." }),
+    moved: z.boolean().openapi({ description: "False when the account was already there: nothing was copied." }),
+    tables: z
+      .array(z.strictObject({ table: z.string(), rows: z.number().int() }))
+      .openapi({ description: "The rows copied per table, each checked by count and digest on both shards; empty when nothing was copied, or for a resumed move that had already switched." }),
+  })
+  .openapi("AccountMoveResult");
