@@ -30,6 +30,7 @@ const ACCOUNT_MEMBERS = [
   "numberOfUsers",
   "replyToAddress",
   "senderDisplayName",
+  "shard",
 ];
 
 describe("accounts", () => {

@@ -90,7 +90,7 @@ export const AccountMoveSchema = z
   .strictObject({
     shard: z.string().min(1).max(64).openapi({ description: "The binding of the database to move the account to: one of `SHARDS`." }),
   })
-  .openapi("AccountMove", { example: { shard: "SHARD_2" } });
+  .openapi("AccountMove", { example: { shard: "DB" } });
 
 export const AccountMoveResultSchema = z
   .strictObject({

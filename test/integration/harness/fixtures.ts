@@ -369,6 +369,11 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     params: async (w) => ({ id: (await createAccount(w.name("Account"))).id }),
     bodies: { PUT: (w) => ({ name: w.name("Account") }), PATCH: (w) => ({ senderDisplayName: `sender of ${w.marker}` }) },
   },
+  // A disposable account, moved to the shard it is on: the first of SHARDS, DB in both test projects (a no-op).
+  "/api/accounts/{id}/move": {
+    params: async (w) => ({ id: (await createAccount(w.name("Account"))).id }),
+    bodies: { POST: () => ({ shard: "DB" }) },
+  },
   // A PUT must name the account's users (admins) as they are: the params carry the list read when they are made.
   "/api/accounts/{accountId}/users": {
     params: (w) => accountMemberParams(w, "users"),

@@ -26,6 +26,8 @@ export const ROUND_TRIPS: Record<string, number> = {
   "GET /api/accounts/{accountId}/admins": 1,
   "GET /api/accounts/{accountId}/export": 1,
   // One read batch (the export's, for the target's state), one write batch (the whole plan).
+  // The fixture's move to the shard the account is on: the directory's one read finds nothing to do.
+  "POST /api/accounts/{id}/move": 1,
   "POST /api/accounts/{accountId}/import": 2,
   "GET /api/accounts/{accountId}/users": 1,
   "GET /api/accounts/{id}": 1,
