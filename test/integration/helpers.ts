@@ -151,12 +151,29 @@ export const as = (user: TestUser) => ({ username: user.username, password: user
  */
 const WRITTEN_AFTER_THE_ANSWER = ["webhook_dispatched", "webhook_sweep"];
 
-/** Every row of every application table a request writes, to compare before and after a rejected request. */
+/**
+ * The project's databases by binding (vitest.config.ts): DB alone, or DB (the directory and the first
+ * shard) and the other shards (docs/sharding.md).
+ */
+export const databases = (): [string, D1Database][] => env.TEST_DATABASES.map((binding) => [binding, env[binding] as D1Database]);
+
+/** The database holding an account's rows: the one its directory row names (DB for NULL, and on one database). */
+export async function databaseOf(accountId: string): Promise<D1Database> {
+  const shard = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<string | null>("shard");
+  return (shard ? env[shard as "SHARD_2"] : env.DB) as D1Database;
+}
+
+/**
+ * Every row of every application table a request writes, on every database, to compare before and
+ * after a rejected request (a table of another shard than DB is keyed `SHARD:table`).
+ */
 export async function dbSnapshot(): Promise<Record<string, unknown[]>> {
   const snapshot: Record<string, unknown[]> = {};
-  for (const name of await applicationTables()) {
-    if (WRITTEN_AFTER_THE_ANSWER.includes(name)) continue;
-    snapshot[name] = (await env.DB.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()).results;
+  for (const [binding, database] of databases()) {
+    for (const name of await applicationTables()) {
+      if (WRITTEN_AFTER_THE_ANSWER.includes(name)) continue;
+      snapshot[binding === "DB" ? name : `${binding}:${name}`] = (await database.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()).results;
+    }
   }
   return snapshot;
 }
@@ -185,12 +202,18 @@ export async function accountOwnedTables(): Promise<string[]> {
   return owned;
 }
 
-/** How many rows each account-owned table holds for the account (plus `accounts` itself). */
+/**
+ * How many rows each account-owned table holds for the account on every database (plus `accounts`
+ * itself: its directory row, not a shard's copy).
+ */
 export async function rowsOfAccount(accountId: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const name of await accountOwnedTables()) {
-    const row = await env.DB.prepare(`SELECT count(*) AS n FROM "${name}" WHERE account_id = ?`).bind(accountId).first<{ n: number }>();
-    counts[name] = row!.n;
+    counts[name] = 0;
+    for (const [, database] of databases()) {
+      const row = await database.prepare(`SELECT count(*) AS n FROM "${name}" WHERE account_id = ?`).bind(accountId).first<{ n: number }>();
+      counts[name] += row!.n;
+    }
   }
   const account = await env.DB.prepare("SELECT count(*) AS n FROM accounts WHERE id = ?").bind(accountId).first<{ n: number }>();
   counts.accounts = account!.n;
