@@ -29,10 +29,12 @@ import { createMetaRouter } from "./routes/meta/meta.index";
  * cap, strict UTF-8, no lone surrogates, nesting), validate, then run the handler. Errors anywhere
  * become the bodies of lib/errors.ts (onError).
  *
+ * `options.sharded`: the deployment has several databases (docs/sharding.md); the supervisor's
+ * requests are then placed on a shard (db/shards/locate.ts), between authentication and the routes.
  * `mounts` are the sub-apps this app serves (src/routes/index.ts): all of them, or in the Worker
  * one group's, loaded on its first request (src/index.ts).
  */
-export function buildApp(contextPath: string, mounts: readonly Mount[]) {
+export function buildApp(contextPath: string, mounts: readonly Mount[], options: { sharded?: boolean } = {}) {
   const app = new OpenAPIHono<AppEnv>();
   app.onError(handleError);
   app.use("*", requestLog);
@@ -54,8 +56,8 @@ export function buildApp(contextPath: string, mounts: readonly Mount[]) {
   api.route("/", createMetaRouter());
   for (const m of mounts) if (m.beforeAuthentication) api.route(m.path, m.router);
   api.use("/api/*", authenticate);
-  // The supervisor's request, on the shard of the account it acts on (a user's: by authentication).
-  api.use("/api/*", locate);
+  // Over several databases, the supervisor's request on the shard of the account it acts on (a user's: by authentication).
+  if (options.sharded) api.use("/api/*", locate);
   for (const m of mounts) if (!m.beforeAuthentication) api.route(m.path, m.router);
 
   app.route(contextPath || "/", api);
@@ -69,7 +71,8 @@ export function buildApp(contextPath: string, mounts: readonly Mount[]) {
 
 /** The whole API: every route (the OpenAPI document lists them all; tests and scripts use it). */
 export async function createApp(contextPath = "") {
-  return buildApp(contextPath, await loadAllMounts());
+  // For either configuration (the locator passes a request on one database by).
+  return buildApp(contextPath, await loadAllMounts(), { sharded: true });
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -22,10 +22,12 @@ export default {
     const contextPath = normaliseContextPath(env.CONTEXT_PATH);
     const path = pathOf(request.url).slice(contextPath.length);
     const group = routeGroupOf(path);
-    const key = `${contextPath} ${group?.prefix ?? ""}`;
+    // Several databases (docs/sharding.md): the app also places the supervisor's requests on a shard.
+    const sharded = env.SHARDS !== undefined && env.SHARDS !== env.DIRECTORY;
+    const key = `${contextPath} ${group?.prefix ?? ""}${sharded ? " sharded" : ""}`;
     const app = apps.get(key);
     if (app && !(app instanceof Promise)) return app.fetch(request, env, ctx);
-    return (app ?? load(key, contextPath, group)).then((loaded) => loaded.fetch(request, env, ctx));
+    return (app ?? load(key, contextPath, group, sharded)).then((loaded) => loaded.fetch(request, env, ctx));
   },
   /** The webhook Queue's consumer (src/webhooks/consumer.ts), loaded on the first batch. */
   async queue(batch, env) {
@@ -57,11 +59,11 @@ async function benchStatements(url: string): Promise<Response> {
   return trips ? Response.json(trips) : new Response("no such request id", { status: 404 });
 }
 
-function load(key: string, contextPath: string, group: RouteGroup | undefined): Promise<App> {
+function load(key: string, contextPath: string, group: RouteGroup | undefined, sharded: boolean): Promise<App> {
   const loading = (async () => {
     const mounts = group?.load() ?? [];
     const { buildApp } = await import("./app");
-    return buildApp(contextPath, await mounts);
+    return buildApp(contextPath, await mounts, { sharded });
   })();
   apps.set(key, loading);
   loading.then(
