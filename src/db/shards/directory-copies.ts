@@ -9,8 +9,8 @@ import { connectionTypeAccounts, connectionTypes } from "../schema";
 import { shardBinding } from "./routing";
 
 /**
- * The copies of the directory's connection types on the shards (issue 21, docs/sharding.md,
- * "Connection types"). Connection types and their lists of accounts (connection_type_accounts) are
+ * The copies of the directory's connection types on the shards (issue 21; docs/connections.md,
+ * "Over several databases"). Connection types and their lists of accounts (connection_type_accounts) are
  * the supervisor's and live in the directory; every shard other than the directory's own database
  * keeps a copy of each type and of its whole list, so that a shard's connections keep their foreign
  * key to their type and a user's request reads which types its account may use on its own shard.
@@ -22,7 +22,7 @@ import { shardBinding } from "./routing";
  * never replaces a copy modified later (`last_modified_date`), so a retry, a late write or the next
  * write of the type converges every copy on the directory. A deletion goes the other way: the
  * copies first, each refused by its shard's foreign key while a connection there uses the type,
- * then the directory (db/routes/connection-types). On one database there are no copies: every
+ * then the directory (routes/connection-types). On one database there are no copies: every
  * function here returns at once, writing and reading nothing.
  */
 
@@ -132,6 +132,19 @@ export async function deleteTypeCopies(c: Context<AppEnv>, typeId: string): Prom
     else failed.push({ shard: holders[i]!, error: o.reason });
   });
   return { inUse, failed };
+}
+
+/**
+ * After the directory's row went, the copies once more (one round trip, over several databases only):
+ * an update of the type that committed in the directory before the deletion, and whose copies were
+ * still on their way when the deletion first deleted them, may have put one back. A copy left now
+ * (its shard refused or failed) is logged: that shard keeps a type the directory no longer has.
+ */
+export async function sweepTypeCopies(c: Context<AppEnv>, typeId: string): Promise<void> {
+  if (copyHolders(c).length === 0) return;
+  const { inUse, failed } = await deleteTypeCopies(c, typeId);
+  if (inUse.length === 0 && failed.length === 0) return;
+  console.error(JSON.stringify({ level: "error", message: "connection type copies left after its deletion", typeId, inUse, failed: failed.map((f) => ({ shard: f.shard, error: String(f.error) })) }));
 }
 
 /**

@@ -14,7 +14,7 @@ import { underReadRevision } from "../../lib/merge-patch-route";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { inUse } from "../connections/in-use";
-import { connectionsOfTypeEverywhere, copyHolders, deleteTypeCopies, restoreTypeCopies, selectTypeAccounts, writeTypeCopies } from "../../db/shards/directory-copies";
+import { connectionsOfTypeEverywhere, copyHolders, deleteTypeCopies, restoreTypeCopies, selectTypeAccounts, sweepTypeCopies, writeTypeCopies } from "../../db/shards/directory-copies";
 import type { ConnectionTypePatch, ConnectionTypeWrite } from "./connection-types.schemas";
 import type * as routes from "./connection-types.routes";
 
@@ -202,9 +202,10 @@ export const patch: AppRouteHandler<typeof routes.patch> = (c) =>
  * foreign key of connections refuses the delete. Over several, the shards' copies go first, at once,
  * each refused by its own shard's foreign key (deleteTypeCopies): from then on no connection of the
  * type can be created on a shard whose copy went, so none slips in between the check and the delete.
- * Then the directory's row goes, refused likewise by the connections of the directory's own database.
- * A refusal anywhere puts the copies back as the directory holds the type and names the connections
- * of every database (docs/sharding.md, "Connection types").
+ * Then the directory's row goes, refused likewise by the connections of the directory's own database,
+ * and the copies are deleted once more (sweepTypeCopies). A refusal anywhere puts the copies back as
+ * the directory holds the type and names the connections of every database (docs/connections.md,
+ * "Over several databases").
  */
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const directory = c.get("directory");
@@ -227,6 +228,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
         await restoreTypeCopies(c, current.id);
         throw missedWrite(c);
       }
+      await sweepTypeCopies(c, current.id);
       return c.body(null, 204);
     } catch (err) {
       // The foreign key of connections: the database refuses while a connection uses the type.
