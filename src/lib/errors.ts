@@ -323,7 +323,7 @@ export function log(c: Context<AppEnv>, level: "info" | "warn" | "error", messag
 }
 
 /** True for a D1/SQLite constraint failure of the given kind (UNIQUE, CHECK, FOREIGN KEY), and of the named constraint if given. */
-export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FOREIGN KEY" | "PRIMARY KEY", name?: string): boolean {
+export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FOREIGN KEY" | "PRIMARY KEY" | "NOT NULL", name?: string): boolean {
   const text = collectMessages(err);
   return text.includes(`${kind} constraint failed`) && (name === undefined || text.includes(name));
 }

@@ -79,7 +79,16 @@ export async function callWithVars(vars: Record<string, string | undefined>, met
   return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
 }
 
-/** The raw row of a connection in D1, as stored. */
+/**
+ * The database holding an account's rows: the one its directory entry names (DB, the directory, when
+ * it names none: always, on one database; docs/sharding.md).
+ */
+export async function accountDatabase(accountId: string): Promise<D1Database> {
+  const shard = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<string | null>("shard");
+  return shard ? (env[shard as "SHARD_2"] as D1Database) : env.DB;
+}
+
+/** The raw row of a connection in D1, as stored (on its account's shard). */
 export async function storedConnectionRow(accountId: string, id: string): Promise<Record<string, unknown> | null> {
-  return env.DB.prepare("SELECT * FROM connections WHERE account_id = ? AND id = ?").bind(accountId, id).first();
+  return (await accountDatabase(accountId)).prepare("SELECT * FROM connections WHERE account_id = ? AND id = ?").bind(accountId, id).first();
 }

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { READER_PASSWORD } from "../global-setup/fixture-data.mjs";
 import { as, call, createAccount, createUser, dbSnapshot, expectError, unique, type TestUser } from "./helpers";
 import {
+  accountDatabase,
   answeredValues,
   callWithVars,
   connectionBody,
@@ -370,12 +371,13 @@ describe("D1 round trips", () => {
     const big = await createAccount();
     const reader = await createUser(big.id);
     const now = new Date().toISOString();
+    const database = await accountDatabase(big.id);
     const statements = Array.from({ length: 500 }, (_, i) =>
-      env.DB.prepare(
+      database.prepare(
         "INSERT INTO connections (id, account_id, name, connection_type_id, parameters, creating_user_name, created_by_user_id, created_date, last_modified_by_user_id, last_modified_date) VALUES (?, ?, ?, 'postgresql', ?, 'seed', 'seed', ?, 'seed', ?)",
       ).bind(`c${i}`, big.id, `Connection ${String(i).padStart(3, "0")}`, JSON.stringify(postgresParameters({ password: undefined }).map((p) => ({ ...p, systemAccess: false }))), now, now),
     );
-    await env.DB.batch(statements);
+    await database.batch(statements);
     await call("GET", "/api/connections?name=none", { as: as(reader) }); // signs the reader in: its credential is cached from now on
     const list = await call("GET", "/api/connections", { as: as(reader) });
     expect(list.json.content).toHaveLength(500);

@@ -34,16 +34,19 @@ export const connectionTypes = sqliteTable(
   ],
 );
 
-/** The accounts that may use a type. A type with no row here is available to every account. */
+/**
+ * The accounts that may use a type. A type with no row here is available to every account. No
+ * foreign key to accounts (drizzle/0014): each shard keeps a copy of every type's list, naming
+ * accounts that live on other shards (docs/sharding.md). An account's deletion deletes its rows
+ * (db/account-owned.ts), and a list is written with existing accounts only.
+ */
 export const connectionTypeAccounts = sqliteTable(
   "connection_type_accounts",
   {
     typeId: text("type_id")
       .notNull()
       .references(() => connectionTypes.id, { onDelete: "cascade" }),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
+    accountId: text("account_id").notNull(),
   },
   (t) => [primaryKey({ columns: [t.typeId, t.accountId] }), index("connection_type_accounts_account").on(t.accountId)],
 );

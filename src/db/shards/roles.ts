@@ -32,7 +32,9 @@ import {
  *   copy of its own accounts' rows, because the shard tables' foreign keys name accounts(id).
  * - trusted_access_clients, connection_types: the supervisor's, owned by no account.
  * - connection_type_accounts: written with its type in the supervisor's batch, and read with the
- *   types (which ones an account may use); a connection's type is checked by the application.
+ *   types (which ones an account may use). Every other shard keeps a copy of each type and of its
+ *   whole list (db/shards/directory-copies.ts): its connections' foreign key to their type, and its
+ *   users' reads of the types their account may use, work on the shard.
  * - account_moves: the move in progress of an account, which a restarted move resumes from.
  *
  * Users and access_tokens stay on the shard: the owner triggers and foreign keys of sources,

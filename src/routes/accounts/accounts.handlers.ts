@@ -8,9 +8,10 @@ import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
 import { compiled } from "../../db/compiled";
-import { accountMoves, accounts, groups, type AccountAttribute } from "../../db/schema";
+import { accountMoves, accounts, connectionTypeAccounts, groups, type AccountAttribute } from "../../db/schema";
 import { countPerShard, forgetPlacement, placeByAccountName, placeNewAccount, shardIsDirectory } from "../../db/shards/routing";
 import { writeAcross } from "../../db/shards/write-across";
+import { deleteAccountFromTypeCopies } from "../../db/shards/directory-copies";
 import { shardOfRow } from "../../db/shards/config";
 import { refuseBesideWrapper } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
@@ -225,13 +226,18 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   // The account's events stay (audit_events has no foreign key to it) until retention prunes them.
   c.get("audit").record({ accountId: id, action: "account.delete", target: { type: "account", id, name: current.name } });
   // The directory's entry goes first: from then on nobody reaches the shard's rows (one
-  // batch, deleteAccountStatements alone, when the shard is the directory's database).
+  // batch, deleteAccountStatements alone, when the shard is the directory's database). The
+  // connection types' lists name it in the directory and in every shard's copy of them.
   await writeAcross(c, {
-    directory: (d) => (shardIsDirectory(c) ? [] : [d.delete(accountMoves).where(eq(accountMoves.accountId, id)), d.delete(accounts).where(eq(accounts.id, id))]),
+    directory: (d) =>
+      shardIsDirectory(c)
+        ? []
+        : [d.delete(accountMoves).where(eq(accountMoves.accountId, id)), d.delete(connectionTypeAccounts).where(eq(connectionTypeAccounts.accountId, id)), d.delete(accounts).where(eq(accounts.id, id))],
     shard: (d) => deleteAccountStatements(d, id),
   });
   invalidateAccount(id);
   forgetPlacement(id);
+  await deleteAccountFromTypeCopies(c, id);
   return c.body(null, 204);
 };
 

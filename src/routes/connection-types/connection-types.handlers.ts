@@ -3,7 +3,7 @@ import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { findConnector, listConnectors } from "../../connectors";
-import { connectionsOfType, inJsonList, selectTypes, type ConnectionTypeRow, type TypeReader } from "../../db/connections";
+import { inJsonList, selectTypes, type ConnectionTypeRow, type TypeReader } from "../../db/connections";
 import { accounts, connectionTypeAccounts, connectionTypes } from "../../db/schema";
 import { storageTypeOf, typeParametersOf } from "../../domain/connectors/built-in-types";
 import type { TypeParameter } from "../../domain/connectors/connection-parameters";
@@ -14,6 +14,7 @@ import { underReadRevision } from "../../lib/merge-patch-route";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { inUse } from "../connections/in-use";
+import { connectionsOfTypeEverywhere, copyHolders, deleteTypeCopies, restoreTypeCopies, selectTypeAccounts, sweepTypeCopies, writeTypeCopies } from "../../db/shards/directory-copies";
 import type { ConnectionTypePatch, ConnectionTypeWrite } from "./connection-types.schemas";
 import type * as routes from "./connection-types.routes";
 
@@ -39,8 +40,14 @@ export function toConnectionType(row: ConnectionTypeRow) {
 const readerOf = (principal: Principal): TypeReader =>
   principal.kind === "supervisor" ? { kind: "all" } : { kind: "account", accountId: principal.accountId };
 
+/**
+ * Where a request reads types: the supervisor the directory, which holds them; a user its account's
+ * shard, which keeps copies of them (db/shards/directory-copies.ts). One database on the default.
+ */
+const typesOf = (c: Context<AppEnv>) => (c.get("principal").kind === "supervisor" ? c.get("directory") : c.get("db"));
+
 async function findType(c: Context<AppEnv>, id: string): Promise<ConnectionTypeRow> {
-  const [row] = await selectTypes(c.get("db"), readerOf(c.get("principal")), eq(connectionTypes.id, id));
+  const [row] = await selectTypes(typesOf(c), readerOf(c.get("principal")), eq(connectionTypes.id, id));
   if (!row) throw notFound("Connection type");
   return row;
 }
@@ -91,7 +98,11 @@ const typeTarget = (row: { id: string; name: string }) => ({ type: "connection-t
 
 const nameTaken = (name: string) => duplicated(`A connection type named '${name}' already exists`);
 
-/** Writes `changes` over the type read as `current`: 412 if If-Match was beaten, 404 if it was deleted meanwhile. */
+/**
+ * Writes `changes` over the type read as `current`: 412 if If-Match was beaten, 404 if it was deleted
+ * meanwhile. The directory's row, then (over several databases) the type's copies, with its list of
+ * accounts read in the write's own round trip.
+ */
 async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, changes: ReturnType<typeof typeColumns>) {
   const values = { ...changes, revision: newRevision(), ...auditForUpdate(c.get("principal")) };
   c.get("audit").recordIf(ROW_CHANGED, {
@@ -100,20 +111,29 @@ async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, change
     target: typeTarget({ id: current.id, name: changes.name }),
     changes: diffMembers(toConnectionType(current), toConnectionType({ ...current, ...values })),
   });
+  const directory = c.get("directory");
+  const copied = copyHolders(c).length > 0;
   let updated: ConnectionTypeRow | undefined;
+  let accountIds: string[] = [];
   try {
-    updated = await c
-      .get("db")
+    const update = directory
       .update(connectionTypes)
       .set(values)
       .where(and(eq(connectionTypes.id, current.id), ifMatchGuard(c, connectionTypes.revision, current.revision)))
-      .returning()
-      .get();
+      .returning();
+    if (copied) {
+      const [rows, listed] = await directory.batch([update, selectTypeAccounts(directory, current.id)]);
+      updated = rows[0];
+      accountIds = listed.map((a) => a.accountId);
+    } else {
+      updated = await update.get();
+    }
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(changes.name);
     throw err;
   }
   if (!updated) throw missedWrite(c);
+  await writeTypeCopies(c, { row: updated, accounts: accountIds });
   c.header("ETag", etagOf(updated.revision));
   return c.json(toConnectionType(updated), 200);
 }
@@ -126,7 +146,7 @@ const missedWrite = (c: Context<AppEnv>) =>
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const { name, enabled } = c.req.valid("query");
   const rows = await selectTypes(
-    c.get("db"),
+    typesOf(c),
     readerOf(c.get("principal")),
     name === undefined ? undefined : eq(connectionTypes.name, name),
     enabled === undefined ? undefined : eq(connectionTypes.enabled, enabled),
@@ -138,11 +158,12 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const row = { id: crypto.randomUUID(), revision: newRevision(), ...typeColumns(c.req.valid("json")), ...auditForCreate(c.get("principal")) };
   c.get("audit").record({ accountId: null, action: "connection-type.create", target: typeTarget(row) });
   try {
-    await c.get("db").insert(connectionTypes).values(row);
+    await c.get("directory").insert(connectionTypes).values(row);
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(row.name);
     throw err;
   }
+  await writeTypeCopies(c, { row, accounts: [] }, `The connection type '${row.name}' was created (id ${row.id})`);
   c.header("Location", locationOf(c, row.id));
   c.header("ETag", etagOf(row.revision));
   return c.json(toConnectionType(row), 201);
@@ -176,23 +197,44 @@ export const patch: AppRouteHandler<typeof routes.patch> = (c) =>
     return updateType(c, current, typeColumns({ ...current, parameters, ...changed } as TypeMembers));
   }) as never;
 
+/**
+ * E4, refused (409 CONNECTION_TYPE_IN_USE) while a connection uses the type. On one database the
+ * foreign key of connections refuses the delete. Over several, the shards' copies go first, at once,
+ * each refused by its own shard's foreign key (deleteTypeCopies): from then on no connection of the
+ * type can be created on a shard whose copy went, so none slips in between the check and the delete.
+ * Then the directory's row goes, refused likewise by the connections of the directory's own database,
+ * and the copies are deleted once more (sweepTypeCopies). A refusal anywhere puts the copies back as
+ * the directory holds the type and names the connections of every database (docs/connections.md,
+ * "Over several databases").
+ */
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
-  const db = c.get("db");
+  const directory = c.get("directory");
   const current = await findType(c, c.req.valid("param").id);
   checkIfMatch(c, current.revision);
   for (let attempt = 0; ; attempt++) {
-    c.get("audit").recordIf(ROW_CHANGED, { accountId: null, action: "connection-type.delete", target: typeTarget(current) });
     try {
-      const deleted = await db
+      const copies = await deleteTypeCopies(c, current.id);
+      if (copies.failed.length > 0 || copies.inUse.length > 0) {
+        await restoreTypeCopies(c, current.id);
+        if (copies.failed.length > 0) throw copies.failed[0]!.error;
+        throw new UsedOnAShard();
+      }
+      c.get("audit").recordIf(ROW_CHANGED, { accountId: null, action: "connection-type.delete", target: typeTarget(current) });
+      const deleted = await directory
         .delete(connectionTypes)
         .where(and(eq(connectionTypes.id, current.id), ifMatchGuard(c, connectionTypes.revision, current.revision)))
         .returning({ id: connectionTypes.id });
-      if (deleted.length === 0) throw missedWrite(c);
+      if (deleted.length === 0) {
+        await restoreTypeCopies(c, current.id);
+        throw missedWrite(c);
+      }
+      await sweepTypeCopies(c, current.id);
       return c.body(null, 204);
     } catch (err) {
       // The foreign key of connections: the database refuses while a connection uses the type.
-      if (!isConstraintError(err, "FOREIGN KEY")) throw err;
-      const users = await connectionsOfType(db, current.id);
+      if (!(err instanceof UsedOnAShard) && !isConstraintError(err, "FOREIGN KEY")) throw err;
+      if (!(err instanceof UsedOnAShard)) await restoreTypeCopies(c, current.id);
+      const users = await connectionsOfTypeEverywhere(c, current.id);
       // The last user went away between the refusal and this read: try once more.
       if (users.length === 0 && attempt === 0) continue;
       throw inUse("CONNECTION_TYPE_IN_USE", { name: current.name, label: "connection type" }, users.map((u) => ({
@@ -205,8 +247,11 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   }
 };
 
+/** A shard's copy of the type was kept by its foreign key: a connection there uses the type. */
+class UsedOnAShard extends Error {}
+
 export const getAccounts: AppRouteHandler<typeof routes.getAccounts> = async (c) => {
-  const db = c.get("db");
+  const db = c.get("directory");
   const { id } = c.req.valid("param");
   const [type, rows] = await db.batch([
     db.select({ id: connectionTypes.id }).from(connectionTypes).where(eq(connectionTypes.id, id)),
@@ -216,8 +261,12 @@ export const getAccounts: AppRouteHandler<typeof routes.getAccounts> = async (c)
   return c.json(rows.map((r) => r.accountId), 200);
 };
 
+/**
+ * Replaces the type's list of accounts in the directory (with a new revision of the type), then,
+ * over several databases, the type's copies with it.
+ */
 export const putAccounts: AppRouteHandler<typeof routes.putAccounts> = async (c) => {
-  const db = c.get("db");
+  const db = c.get("directory");
   const { id } = c.req.valid("param");
   const accountIds = [...c.req.valid("json")].sort();
   const [type, known, before] = await db.batch([
@@ -238,18 +287,24 @@ export const putAccounts: AppRouteHandler<typeof routes.putAccounts> = async (c)
     target: typeTarget(type[0]!),
     changes: diffMembers({ accounts: before.map((r) => r.accountId) }, { accounts: accountIds }),
   });
+  // A new revision: connection writes checked against the old account list are refused (db/connections.ts).
+  const revised = db.update(connectionTypes).set({ revision: newRevision(), ...auditForUpdate(c.get("principal")) }).where(eq(connectionTypes.id, id));
+  let written: ConnectionTypeRow | undefined;
   try {
-    await db.batch([
+    const [, , rows] = await db.batch([
       db.delete(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)),
-      // One statement, two bound values, however many accounts (D1 allows 100 values per statement).
-      db.insert(connectionTypeAccounts).select(sql`SELECT ${id}, value FROM json_each(${JSON.stringify(accountIds)})`),
-      // A new revision: connection writes checked against the old account list are refused (db/connections.ts).
-      db.update(connectionTypes).set({ revision: newRevision(), ...auditForUpdate(c.get("principal")) }).where(eq(connectionTypes.id, id)),
+      // One statement, two bound values, however many accounts (D1 allows 100 values per statement). An
+      // account deleted meanwhile has no id to insert: NOT NULL fails the batch (the list has no foreign key to accounts).
+      db.insert(connectionTypeAccounts).select(sql`SELECT ${id}, (SELECT accounts.id FROM accounts WHERE accounts.id = json_each.value) FROM json_each(${JSON.stringify(accountIds)})`),
+      // Over several databases, the type's row as written, for its copies.
+      copyHolders(c).length > 0 ? revised.returning() : revised,
     ]);
+    written = Array.isArray(rows) ? (rows[0] as ConnectionTypeRow | undefined) : undefined;
   } catch (err) {
-    // The type or an account was deleted meanwhile.
-    if (isConstraintError(err, "FOREIGN KEY")) throw notFound("Connection type or account");
+    // The type (its foreign key) or an account was deleted meanwhile.
+    if (isConstraintError(err, "FOREIGN KEY") || isConstraintError(err, "NOT NULL")) throw notFound("Connection type or account");
     throw err;
   }
+  if (written) await writeTypeCopies(c, { row: written, accounts: accountIds }, `The accounts of the connection type '${written.name}' were replaced`);
   return c.json(accountIds, 200);
 };
