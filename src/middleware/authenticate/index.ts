@@ -41,18 +41,18 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (cached) {
       // Known here: the token's check rides on the request's first D1 round trip (on its shard: placed first).
       c.set("principal", cached.principal);
-      await placeRequest(c, cached.principal.accountId);
+      if (c.get("shardRoute")) await placeRequest(c, cached.principal.accountId);
       c.get("roundTrips").rideAlong(cached.check);
       await next();
       // If no D1 call carried it, it is asked now, before anything is answered.
       await settleCheck(c.get("d1Session"), c.get("roundTrips"));
       return;
     }
-    await placeByToken(c, digest);
+    if (c.get("shardRoute")) await placeByToken(c, digest);
     const principal = await verifyBearer(digest, c.get("db"), c.get("config").credentialCacheTtlMs);
     if (!principal) throw invalidToken();
     c.set("principal", principal);
-    await placeRequest(c, principal.accountId);
+    if (c.get("shardRoute")) await placeRequest(c, principal.accountId);
     return next();
   }
 
@@ -69,7 +69,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     cacheTtlMs: c.get("config").credentialCacheTtlMs,
     beforeLookup: async () => {
       requirePrimary(c);
-      await placeByUserName(c, credentials.username);
+      if (c.get("shardRoute")) await placeByUserName(c, credentials.username);
     },
   });
   if (!outcome.ok) {
@@ -88,7 +88,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   if (outcome.rehash) c.executionCtx.waitUntil(outcome.rehash().catch(() => undefined));
   c.set("principal", outcome.principal);
-  if (outcome.principal.kind === "user") await placeRequest(c, outcome.principal.accountId);
+  // Over several databases only (shardRoute): on one, the request's one session is its shard's already.
+  if (c.get("shardRoute") && outcome.principal.kind === "user") await placeRequest(c, outcome.principal.accountId);
   return next();
 };
 
