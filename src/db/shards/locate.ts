@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../lib/types";
 import { DEFAULT_ACCOUNT_ID } from "../scope";
+import { tokenKey } from "../access-tokens";
 import { askEveryShard, placeRequest } from "./routing";
 
 /**
@@ -20,8 +21,11 @@ export const locate: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** Paths whose first segment after the prefix is an account's id. */
 const ACCOUNT_PATHS = [/^\/api\/accounts\/(?!name\/)([^/]+)/, /^\/api\/quota\/(?:refresh\/)?([^/]+)$/];
 
+/** The column and value a path's segment names a row by: its `id`, unless the table says otherwise. */
+type KeyOf = (segment: string) => Promise<{ column: string; value: string }>;
+
 /** Paths whose segment names an object of an account-owned table (the words that are routes, not ids, excluded). */
-const OBJECT_PATHS: [RegExp, string][] = [
+const OBJECT_PATHS: [RegExp, string, KeyOf?][] = [
   [/^\/api\/users\/([^/]+)/, "users"],
   [/^\/api\/groups\/([^/]+)/, "groups"],
   [/^\/api\/sources\/(?!export$|import$|data-entities\/)([^/]+)/, "sources"],
@@ -32,7 +36,8 @@ const OBJECT_PATHS: [RegExp, string][] = [
   [/^\/api\/materialized-views\/([^/]+)/, "materialized_views"],
   [/^\/api\/audit-events\/([^/]+)/, "audit_events"],
   [/^\/api\/webhooks\/([^/]+)/, "webhooks"],
-  [/^\/api\/trusted-access\/tokens\/([^/]+)/, "access_tokens"],
+  // A token is named by its token_id, or by the token itself (found by its digest).
+  [/^\/api\/trusted-access\/tokens\/([^/]+)/, "access_tokens", tokenKey],
 ];
 
 async function locateSupervisorRequest(c: Context<AppEnv>): Promise<void> {
@@ -41,16 +46,18 @@ async function locateSupervisorRequest(c: Context<AppEnv>): Promise<void> {
     const id = pattern.exec(path)?.[1];
     if (id) return placeRequest(c, decode(id));
   }
-  for (const [pattern, table] of OBJECT_PATHS) {
+  for (const [pattern, table, keyOf] of OBJECT_PATHS) {
     const id = pattern.exec(path)?.[1];
-    if (id) return placeRequest(c, (await accountHolding(c, table, decode(id))) ?? DEFAULT_ACCOUNT_ID);
+    if (!id) continue;
+    const key = keyOf ? await keyOf(decode(id)) : { column: "id", value: decode(id) };
+    return placeRequest(c, (await accountHolding(c, table, key.column, key.value)) ?? DEFAULT_ACCOUNT_ID);
   }
   return placeRequest(c, c.req.query("accountId") || DEFAULT_ACCOUNT_ID);
 }
 
-/** Asks every shard at once which account holds row `id` of `table`; undefined when none does. */
-const accountHolding = (c: Context<AppEnv>, table: string, id: string) =>
-  askEveryShard(c, `SELECT account_id FROM ${table} WHERE id = ? AND account_id IS NOT NULL`, id);
+/** Asks every shard at once which account holds the row of `table` whose `column` is `value`; undefined when none does. */
+const accountHolding = (c: Context<AppEnv>, table: string, column: string, value: string) =>
+  askEveryShard(c, `SELECT account_id FROM ${table} WHERE ${column} = ? AND account_id IS NOT NULL`, value);
 
 function pathWithinApi(c: Context<AppEnv>): string {
   const contextPath = c.get("config").contextPath;
