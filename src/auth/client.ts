@@ -46,3 +46,14 @@ export function clientStillTrusts(client: TrustedClient, accountId: SQL | string
       OR (tc.previous_secret_digest = ${digest} AND tc.previous_secret_expires_at > ${nowSeconds}))
     AND (tc.account_ids IS NULL OR EXISTS (SELECT 1 FROM json_each(tc.account_ids) WHERE value = ${accountId})))`;
 }
+
+/**
+ * SQL: the client serves the account, as the client's row said when the request authenticated.
+ * For a write on a shard other than the directory's database, whose batch cannot read the client's
+ * row (it lives in the directory): the directory confirms the client after the write
+ * (`clientConfirmed`, db/shards/clients.ts).
+ */
+export function servedAsAuthenticated(client: TrustedClient, accountId: SQL | string): SQL {
+  if (client.accountIds === null) return sql`1`;
+  return sql`${accountId} IN (SELECT value FROM json_each(${JSON.stringify(client.accountIds)}))`;
+}

@@ -14,6 +14,8 @@ const invalidClient = (message: string) =>
  * The token endpoints' authentication (access `trustedClient`): HTTP Basic with a trusted-access
  * client's client_id and client_secret, instead of a user's. Runs before the body is read, like
  * every access rule. Failures are throttled per (address, client_id) (auth/login-throttle.ts).
+ * Clients live in the directory (docs/sharding.md): the request's shard is placed afterwards, by the
+ * token endpoint, on the account of the user it issues a token for.
  */
 export const authenticateClient: MiddlewareHandler<AppEnv> = async (c, next) => {
   const credentials = parseBasic(c.req.header("Authorization") ?? "");
@@ -22,9 +24,9 @@ export const authenticateClient: MiddlewareHandler<AppEnv> = async (c, next) => 
   const wait = clientRetryAfterSeconds(address, credentials.username);
   if (wait !== undefined) throw tooManyAttempts(wait);
 
-  // A deleted client or an expired secret is refused at once: the lookup reads the primary.
-  c.get("d1Session").requirePrimary();
-  const client = await verifyClient(c.get("db"), credentials, nowInSeconds());
+  // A deleted client or an expired secret is refused at once: the lookup reads the directory's primary.
+  c.get("directorySession").requirePrimary();
+  const client = await verifyClient(c.get("directory"), credentials, nowInSeconds());
   if (!client) {
     const retryAfter = await recordFailedClientAuthentication(c.env, address, credentials.username);
     if (retryAfter !== undefined) throw tooManyAttempts(retryAfter);
@@ -41,7 +43,7 @@ export const authenticateClient: MiddlewareHandler<AppEnv> = async (c, next) => 
  */
 export async function reverifyClient(c: Context<AppEnv>): Promise<TrustedClient> {
   const credentials = parseBasic(c.req.header("Authorization") ?? "");
-  const client = credentials && (await verifyClient(c.get("db"), credentials, nowInSeconds()));
+  const client = credentials && (await verifyClient(c.get("directory"), credentials, nowInSeconds()));
   if (!client) throw invalidClient("The client's secret stopped working, or the client was deleted, while the token was issued");
   return client;
 }

@@ -2,6 +2,7 @@ import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { and, asc, eq, notExists, sql } from "drizzle-orm";
 import { revokeTokens } from "../../db/access-tokens";
+import { revokeClientTokensElsewhere } from "../../db/shards/clients";
 import type { Database } from "../../db/client";
 import { accounts, trustedAccessClients } from "../../db/schema";
 import { digestOf, nowInSeconds, randomSecret, TOKEN_ENDPOINT_AUTH_METHOD } from "../../domain/trusted-access";
@@ -11,6 +12,14 @@ import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./clients.routes";
 
 type ClientRow = typeof trustedAccessClients.$inferSelect;
+
+/*
+ * Clients live in the directory (docs/sharding.md): every statement here runs on the directory's
+ * handle, and their events (account_id null) ride on its batches. The tokens they issued live on
+ * their users' shards: a deletion, a rotation with revoke_tokens or a narrowing revokes them in the
+ * directory's batch (the directory's own database), then on every other shard once that batch
+ * committed (db/shards/clients.ts). On one database, the batch alone.
+ */
 
 /** The client as the API shows it. The secret is a member only of the answer that issues it. */
 function toClient(row: ClientRow, issuedSecret?: string) {
@@ -65,13 +74,13 @@ const updateWon = (clientId: string, revision: string) =>
   sql`EXISTS (SELECT 1 FROM trusted_access_clients WHERE client_id = ${clientId} AND revision = ${revision})`;
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const rows = await c.get("db").select().from(trustedAccessClients).orderBy(asc(trustedAccessClients.clientName)).all();
+  const rows = await c.get("directory").select().from(trustedAccessClients).orderBy(asc(trustedAccessClients.clientName)).all();
   return c.json({ content: rows.map((row) => toClient(row)) }, 200);
 };
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
-  const db = c.get("db");
+  const db = c.get("directory");
   // A restriction to accounts that do not exist is a mistake to report. (An account deleted after
   // this check leaves an id that never matches again: account ids are never reused.)
   const accountIds = body.account_ids ? requireAccounts(body.account_ids, await selectAccountsAmong(db, body.account_ids).all()) : null;
@@ -103,7 +112,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
 const clientTarget = (row: { clientId: string; clientName: string }) => ({ type: "trusted-access-client" as const, id: row.clientId, name: row.clientName });
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
-  const row = await findClient(c.get("db"), c.req.valid("param").id);
+  const row = await findClient(c.get("directory"), c.req.valid("param").id);
   c.header("ETag", etagOf(row.revision));
   return c.json(toClient(row), 200);
 };
@@ -111,7 +120,7 @@ export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const db = c.get("db");
+  const db = c.get("directory");
   // One round trip reads the client and the accounts a new restriction names.
   const [found, namedAccounts] = await db.batch([selectClient(db, id), selectAccountsAmong(db, body.account_ids ?? [])]);
   const current = found[0];
@@ -149,14 +158,20 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   }
   const updated = results[0][0];
   if (!updated) throw missedWrite(c);
+  if (accountIds) await revokeClientTokensElsewhere(c, id, { outsideAccounts: accountIds });
   c.header("ETag", etagOf(updated.revision));
   return c.json(toClient(updated), 200);
 };
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
-  const db = c.get("db");
-  const current = await findClient(db, id);
+  const db = c.get("directory");
+  const current = await selectClient(db, id).get();
+  if (!current) {
+    // A deletion that failed after its directory's batch (before every shard revoked) is retried: the stubs and tokens left go now.
+    await revokeClientTokensElsewhere(c, id, { deleteStub: true });
+    throw notFound("Client");
+  }
   checkIfMatch(c, current.revision);
   c.get("audit").recordIf(rowGone("trusted_access_clients", id, "client_id"), { accountId: null, action: "trusted-access-client.delete", target: clientTarget(current) });
   const [deleted] = await db.batch([
@@ -168,13 +183,14 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
     revokeTokens(db, { clientId: id }, notExists(selectClient(db, id))),
   ]);
   if (deleted.length === 0) throw missedWrite(c);
+  await revokeClientTokensElsewhere(c, id, { deleteStub: true });
   return c.body(null, 204);
 };
 
 export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (c) => {
   const { id } = c.req.valid("param");
   const body = c.req.valid("json");
-  const db = c.get("db");
+  const db = c.get("directory");
   const current = await findClient(db, id);
   checkIfMatch(c, current.revision);
   const secret = randomSecret();
@@ -210,6 +226,7 @@ export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (
   ]);
   const row = rotated[0];
   if (!row) throw missedWrite(c);
+  if (body.revoke_tokens) await revokeClientTokensElsewhere(c, id, {});
   c.header("ETag", etagOf(row.revision));
   return c.json(toClient(row, secret), 200);
 };

@@ -1,11 +1,15 @@
 import type { Context } from "hono";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { invalidateUser } from "../../auth/cache";
-import { clientStillTrusts, type TrustedClient } from "../../auth/client";
+import { clientStillTrusts, servedAsAuthenticated, type TrustedClient } from "../../auth/client";
 import { insertToken, insertTokenWhere, mintToken, revokeToken, sweepExpiredTokens, tokenKey, type MintedToken } from "../../db/access-tokens";
+import { ROW_CHANGED } from "../../db/audit-trail";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
-import { accounts, userAttributes, userGroups, users } from "../../db/schema";
+import { accessTokens, accounts, userAttributes, userGroups, users } from "../../db/schema";
+import { clientCheckedAfter, clientConfirmed, clientStub } from "../../db/shards/clients";
+import { shardOfRow } from "../../db/shards/config";
+import { askEveryShard, placeByUserName, placeRequest, rememberPlacement } from "../../db/shards/routing";
 import { NO_PASSWORD } from "../../domain/passwords";
 import { nowInSeconds, pullRefusal, pushRefusal, type GrantRefusal } from "../../domain/trusted-access";
 import { isSupervisorName } from "../../domain/usernames";
@@ -24,6 +28,13 @@ import type { PullRequest, PushRequest } from "./tokens.schemas";
  * account is still enabled and the user still of it: a change in between (a rotated secret, a
  * disabled account, a user taken elsewhere) makes the write a "conflict", and the request is read
  * and decided once more.
+ *
+ * Over several databases (docs/sharding.md) the request is first placed on the shard of the user's
+ * account (pull: the user's; push: the named account's, or the existing user's to refuse it). On a
+ * shard other than the directory's database the batch cannot read the client's row: it checks the
+ * client as it authenticated, writes the client's stub (db/shards/clients.ts), and the directory
+ * confirms the client after the write; a token it does not confirm is deleted and the attempt is a
+ * conflict. A push that loses that race may leave the user's changes, never a token.
  */
 type Attempt = (client: TrustedClient) => Promise<MintedToken | "conflict">;
 
@@ -55,8 +66,9 @@ function refusalError(refusal: GrantRefusal, request: { username: string; accoun
 }
 
 /** A token for `username` (never the supervisor), as the arguments of the answer: RFC 6749 section 5.1, never cached. */
-async function issue(c: Context<AppEnv>, username: string, attempt: Attempt) {
+async function issue(c: Context<AppEnv>, username: string, place: () => Promise<void>, attempt: Attempt) {
   refuseSupervisor(c, username);
+  await place();
   const token = await withOneRetry(c, attempt);
   const body = { access_token: token.accessToken, expires_in: token.expiresInSeconds, token_type: "bearer" as const, token_id: token.tokenId };
   return [body, 200, { "Cache-Control": "no-store", Pragma: "no-cache" }] as const;
@@ -64,10 +76,54 @@ async function issue(c: Context<AppEnv>, username: string, attempt: Attempt) {
 
 const accountEnabled = (accountId: string) => sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND disabled = 0)`;
 
+/** The client as a write's batch can check it: its row, in the same transaction, where the batch runs on the directory's database; otherwise as it authenticated. */
+const clientInBatch = (c: Context<AppEnv>, client: TrustedClient, accountId: SQL | string, nowMs: number) =>
+  clientCheckedAfter(c) ? servedAsAuthenticated(client, accountId) : clientStillTrusts(client, accountId, nowInSeconds(nowMs));
+
+/** The shard's stub of the client, before a token names it (db/shards/clients.ts); none where the batch runs on the directory's database. */
+const stubIfNeeded = (c: Context<AppEnv>, db: Database, client: TrustedClient, nowMs: number) =>
+  clientCheckedAfter(c) ? [clientStub(db, client.clientId, new Date(nowMs).toISOString())] : [];
+
+/**
+ * After a token was written on a shard other than the directory's database: the directory confirms
+ * the client, or the token is deleted (with its revocation's event) and the attempt is a conflict.
+ */
+async function confirmOrWithdraw(c: Context<AppEnv>, client: TrustedClient, token: MintedToken, owner: { accountId: string; username: string }, nowMs: number): Promise<MintedToken | "conflict"> {
+  if (await clientConfirmed(c, client, owner.accountId, nowInSeconds(nowMs))) return token;
+  c.get("audit").recordIf(ROW_CHANGED, { accountId: owner.accountId, action: "token.revoke", target: { type: "token", id: token.tokenId, name: owner.username } });
+  const db = c.get("db");
+  await db.delete(accessTokens).where(eq(accessTokens.tokenId, token.tokenId));
+  return "conflict";
+}
+
 export const push: AppRouteHandler<typeof routes.push> = async (c) => {
   const body = c.req.valid("json");
-  return c.json(...(await issue(c, body.username, (client) => pushOnce(c, client, body))));
+  return c.json(...(await issue(c, body.username, () => placePush(c, body), (client) => pushOnce(c, client, body))));
 };
+
+/**
+ * Over several databases: the push runs on the named account's shard. The user's name is asked of
+ * every shard at the same time as the directory is asked for the account: an unknown account, or a
+ * user of another account, is refused here, before anything is written.
+ */
+async function placePush(c: Context<AppEnv>, body: PushRequest): Promise<void> {
+  if (!c.get("shardRoute")) return;
+  const [userAccountId, account] = await Promise.all([
+    askEveryShard(c, "SELECT account_id FROM users WHERE name = ?", body.username),
+    c.get("directory").select({ id: accounts.id, disabled: accounts.disabled, shard: accounts.shard }).from(accounts).where(eq(accounts.name, body.account)).get(),
+  ]);
+  if (!account || (userAccountId !== undefined && userAccountId !== account.id)) {
+    const refusal = pushRefusal({
+      servedAccountIds: c.get("client")!.accountIds,
+      namedAccount: account ?? null,
+      user: userAccountId === undefined ? null : { accountId: userAccountId, accountDisabled: false },
+    });
+    throw refusalError(refusal ?? "no-such-account", body);
+  }
+  // Placed from the row just read: no second read of the directory.
+  rememberPlacement(account.id, shardOfRow(c.get("config").shards, account.shard), c.get("config").credentialCacheTtlMs);
+  await placeRequest(c, account.id);
+}
 
 /** Read (one round trip), decide, then create or update the user, its groups and attributes, and the token (one batch). */
 async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushRequest): Promise<MintedToken | "conflict"> {
@@ -94,7 +150,7 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
   const userId = existing?.id ?? crypto.randomUUID();
   const token = await mintToken(client.accessTokenValiditySeconds, nowMs);
   const trusted = and(
-    clientStillTrusts(client, accountId, nowInSeconds(nowMs)),
+    clientInBatch(c, client, accountId, nowMs),
     accountEnabled(accountId),
     existing ? sql`EXISTS (SELECT 1 FROM users WHERE id = ${userId} AND account_id = ${accountId})` : undefined,
   )!;
@@ -126,6 +182,7 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
               .select(sql`SELECT ${userId}, ${accountId}, json_extract(value, '$.key'), json_extract(value, '$.values') FROM json_each(${JSON.stringify(body.attributes)})`),
           ]
         : []),
+      ...stubIfNeeded(c, db, client, nowMs),
       insertToken(db, token, { userId, accountId, clientId: client.clientId }, nowMs),
       sweepExpiredTokens(db, nowMs),
     ]);
@@ -136,7 +193,7 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
   }
   // Its groups may have changed: this isolate's cached Basic sign-ins of the user go.
   if (existing) invalidateUser(userId);
-  return token;
+  return confirmOrWithdraw(c, client, token, { accountId, username: body.username }, nowMs);
 }
 
 /** What a push set on an existing user: the members it sent, with their new values (the user is not read in full first). */
@@ -198,10 +255,15 @@ function userWrites(
 
 export const pull: AppRouteHandler<typeof routes.pull> = async (c) => {
   const body = c.req.valid("json");
-  return c.json(...(await issue(c, body.username, (client) => pullOnce(c, client, body))));
+  return c.json(...(await issue(c, body.username, () => placeByUserName(c, body.username), (client) => pullOnce(c, client, body))));
 };
 
-/** One round trip: the token, written only if the user exists (in the named account) and every rule holds, with what explains a refusal. */
+/**
+ * One round trip: the token, written only if the user exists (in the named account) and every rule
+ * holds, with what explains a refusal. Over several databases, on the user's shard (an unknown name:
+ * the directory's database, where no user has it); an account named there that this shard does not
+ * hold is read from the directory, to explain the refusal.
+ */
 async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullRequest): Promise<MintedToken | "conflict"> {
   const db = c.get("db");
   const nowMs = Date.now();
@@ -216,7 +278,9 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
       target: { type: "token", id: token.tokenId, name: body.username },
     },
   );
-  const [written, userRows, accountRows] = await db.batch([
+  const stub = stubIfNeeded(c, db, client, nowMs);
+  const results = await db.batch([
+    ...stub,
     insertTokenWhere(
       db,
       token,
@@ -225,7 +289,7 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
       and(
         sql`u.name = ${body.username}`,
         sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled = 0 ${ofNamedAccount})`,
-        clientStillTrusts(client, sql`u.account_id`, nowInSeconds(nowMs)),
+        clientInBatch(c, client, sql`u.account_id`, nowMs),
       )!,
     ),
     db
@@ -235,16 +299,24 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
       .where(eq(users.name, body.username)),
     db.select({ id: accounts.id, disabled: accounts.disabled }).from(accounts).where(eq(accounts.name, body.account ?? "")),
     sweepExpiredTokens(db, nowMs),
-  ]);
-  if (written.length > 0) return token;
+  ] as unknown as Parameters<typeof db.batch>[0]);
+  const [written, userRows, accountRows] = results.slice(stub.length) as [{ tokenId: string }[], { accountId: string; accountDisabled: boolean }[], { id: string; disabled: boolean }[]];
+  if (written.length > 0) return confirmOrWithdraw(c, client, token, { accountId: userRows[0]!.accountId, username: body.username }, nowMs);
+  const namedAccount = body.account === undefined ? undefined : (accountRows[0] ?? (await namedAccountInDirectory(c, body.account)));
   const refusal = pullRefusal({
     servedAccountIds: client.accountIds,
-    namedAccount: body.account === undefined ? undefined : (accountRows[0] ?? null),
+    namedAccount,
     user: userRows[0] ?? null,
   });
   if (refusal) throw refusalError(refusal, body);
   // Everything the request depends on looks right: the client must have changed since it authenticated.
   return "conflict";
+}
+
+/** Over several databases, the account a pull names when the user's shard does not hold it (null: no such account). */
+async function namedAccountInDirectory(c: Context<AppEnv>, name: string): Promise<{ id: string; disabled: boolean } | null> {
+  if (!clientCheckedAfter(c)) return null;
+  return (await c.get("directory").select({ id: accounts.id, disabled: accounts.disabled }).from(accounts).where(eq(accounts.name, name)).get()) ?? null;
 }
 
 export const revoke: AppRouteHandler<typeof routes.revoke> = async (c) => {
