@@ -89,7 +89,8 @@ export const accountMoving = () => new ApiError("ACCOUNT_MOVING", "The account i
 
 /**
  * Places the request's shard session on `accountId`'s shard. An account the directory does not know
- * is placed on the directory's own database, where none of its rows are: its reads find nothing.
+ * is placed on the directory's own database, where none of its rows are: its reads find nothing,
+ * and its writes fail on their foreign key to accounts (no guard is added for it).
  * A request serves one account: placing it on a second one after its first statement is a bug.
  */
 export async function placeRequest(c: Context<AppEnv>, accountId: string): Promise<void> {
@@ -97,13 +98,16 @@ export async function placeRequest(c: Context<AppEnv>, accountId: string): Promi
   if (!route) return;
   const { config } = route;
   let shard = cachedPlacement(accountId);
+  let known = true;
   if (shard === undefined) {
     const row = await c.get("directory").$client.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<{ shard: string | null }>();
     shard = shardOfRow(config, row?.shard);
     if (row) rememberPlacement(accountId, shard, c.get("config").credentialCacheTtlMs);
+    known = row !== null;
   }
   route.session.place(shardBinding(c.env, shard));
-  route.accountId = accountId;
+  // An unknown account has no copy to guard: a write naming it fails on its foreign key (no such account), as on one database, not as moving.
+  route.accountId = known ? accountId : undefined;
   route.shardName = shard;
 }
 
