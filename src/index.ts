@@ -36,7 +36,8 @@ export default {
   },
   /**
    * The Cron Triggers (wrangler.toml [triggers]): every minute, the webhook sweep (events no message
-   * carried); at 17 past each hour, the prune of audit events past AUDIT_RETENTION_DAYS.
+   * carried); at 17 past each hour, the prune of audit events past AUDIT_RETENTION_DAYS. Both run
+   * over every database DIRECTORY and SHARDS name (docs/sharding.md).
    */
   async scheduled(controller, env) {
     if (controller.cron === WEBHOOK_SWEEP_CRON) {
@@ -45,9 +46,11 @@ export default {
       if (swept.events + swept.deliveries > 0) console.log(JSON.stringify({ level: "info", message: "webhook sweep", ...swept }));
       return;
     }
-    const { pruneAuditEvents, retentionDays } = await import("./db/audit-retention");
-    const deleted = await pruneAuditEvents(env.DB, retentionDays(env.AUDIT_RETENTION_DAYS));
-    console.log(JSON.stringify({ level: "info", message: "audit events pruned", deleted }));
+    // Every database DIRECTORY and SHARDS name, each once (docs/sharding.md).
+    const { pruneEveryDatabase, retentionDays } = await import("./db/audit-retention");
+    const byDatabase = await pruneEveryDatabase(env, retentionDays(env.AUDIT_RETENTION_DAYS));
+    const deleted = Object.values(byDatabase).reduce((sum, n) => sum + n, 0);
+    console.log(JSON.stringify({ level: "info", message: "audit events pruned", deleted, ...(Object.keys(byDatabase).length > 1 && { byDatabase }) }));
   },
 } satisfies ExportedHandler<Bindings>;
 

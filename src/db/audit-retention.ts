@@ -1,4 +1,6 @@
 import { eventIdFloor } from "../domain/audit/event-id";
+import type { Bindings } from "../lib/types";
+import { everyDatabase } from "./shards/databases";
 
 /** Events deleted per statement: a bounded write, well inside D1's limits on one statement's work. */
 export const PRUNE_CHUNK = 1000;
@@ -27,4 +29,15 @@ export async function pruneAuditEvents(d1: D1Database, days: number, now = Date.
     if (meta.changes < PRUNE_CHUNK) break;
   }
   return total;
+}
+
+/**
+ * The retention Cron Trigger's prune of every database DIRECTORY and SHARDS name, each once (an
+ * account's events on its shard, the events outside any account in the directory: docs/sharding.md),
+ * one after the other, each bounded as above. Answers how many it deleted on each.
+ */
+export async function pruneEveryDatabase(env: Bindings, days: number, now = Date.now()): Promise<Record<string, number>> {
+  const deleted: Record<string, number> = {};
+  for (const database of everyDatabase(env)) deleted[database.name] = await pruneAuditEvents(database.d1, days, now);
+  return deleted;
 }

@@ -106,8 +106,10 @@ export class AuditTrail implements WriteCompanion {
    * enabled webhook subscription when they committed: the request enqueues them for delivery once
    * it is answered (middleware/database), adding no round trip. The events of an account with no
    * subscription go to no Queue at all (the sweep passes them by too: src/webhooks/consumer.ts).
+   * Over several databases each id comes with the binding of the database it committed on (`db`),
+   * which its Queue message names; on one database `db` is undefined and messages name none.
    */
-  readonly toDeliver: string[] = [];
+  readonly toDeliver: { id: string; db?: string }[] = [];
 
   constructor(private readonly context: () => AuditContext) {}
 
@@ -139,9 +141,10 @@ export class AuditTrail implements WriteCompanion {
   /**
    * The INSERTs of the pending events, taken once. Those conditioned on ROW_CHANGED come first, so
    * the first checks the write itself and each next one that its predecessor was inserted.
-   * `keep`: only the events it accepts (the others wait for a write on another database).
+   * `keep`: only the events it accepts (the others wait for a write on another database); `database`:
+   * the binding the statements run on, when the request has several (db/shards).
    */
-  takeStatements(d1: D1Client, keep?: (record: AuditRecord) => boolean): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed: (after: D1Result[]) => void } {
+  takeStatements(d1: D1Client, keep?: (record: AuditRecord) => boolean, database?: string): { before: D1PreparedStatement[]; after: D1PreparedStatement[]; committed: (after: D1Result[]) => void } {
     const first = (p: Pending) => (p.condition === ROW_CHANGED ? 0 : 1);
     const taken = keep ? this.#pending.filter((p) => keep(p.record)) : this.#pending;
     this.#pending = keep ? this.#pending.filter((p) => !keep(p.record)) : [];
@@ -155,7 +158,7 @@ export class AuditTrail implements WriteCompanion {
     // Asked inside the write's transaction, last: whether anyone subscribes to these events' accounts.
     const probe = sorted.length > 0 ? [subscriptionProbe(d1, [...new Set(sorted.map((p) => p.record.accountId ?? null))])] : [];
     const committed = (results: D1Result[]) => {
-      if (results.at(-1)?.results.length) this.toDeliver.push(...[...before, ...after].map((p) => p.id!));
+      if (results.at(-1)?.results.length) this.toDeliver.push(...[...before, ...after].map((p) => (database === undefined ? { id: p.id! } : { id: p.id!, db: database })));
     };
     return { before: inserts(before), after: [...inserts(after), ...probe], committed };
   }
@@ -163,9 +166,10 @@ export class AuditTrail implements WriteCompanion {
   /**
    * What rides on the writes of one of the request's databases when the directory and the
    * account's shard are two (db/shards): the events of changes outside any account on the
-   * directory's, the account's on its shard's, each with the shard's `guards` first.
+   * directory's, the account's on its shard's, each with the shard's `guards` first. `database`: the
+   * binding the handle's statements run on at the time of the write (a shard's is placed late).
    */
-  companionFor(role: "directory" | "shard", guards?: (d1: D1Client) => D1PreparedStatement[]): WriteCompanion {
+  companionFor(role: "directory" | "shard", guards?: (d1: D1Client) => D1PreparedStatement[], database?: () => string | undefined): WriteCompanion {
     const keep = role === "directory" ? (r: AuditRecord) => r.accountId == null : (r: AuditRecord) => r.accountId != null;
     const trail = this;
     return {
@@ -173,7 +177,7 @@ export class AuditTrail implements WriteCompanion {
         return guards !== undefined || trail.hasPending(keep);
       },
       takeStatements(d1: D1Client) {
-        const taken = trail.takeStatements(d1, keep);
+        const taken = trail.takeStatements(d1, keep, database?.());
         return guards ? { ...taken, before: [...guards(d1), ...taken.before] } : taken;
       },
     };

@@ -8,6 +8,12 @@
  *   delay (exponential backoff) until WEBHOOK_MAX_ATTEMPTS; then the delivery is FAILED, and a
  *   run of WEBHOOK_DISABLE_AFTER_FAILURES failed deliveries disables the subscription (an audit event).
  * Plain SQL on the D1 binding: no request, no session, no drizzle on this path.
+ *
+ * Over several databases (docs/sharding.md) an event, its subscriptions, deliveries and dispatch
+ * marks are all on one database (the account's shard; the directory for changes outside any
+ * account): a message names it (`db`), and everything it leads to runs there and names it in turn.
+ * A message naming none is looked for on every database. The sweep sweeps each database on its own,
+ * each with its own watermark row.
  */
 import { AUDIT_EVENT_SELECT, toAuditEvent, type AuditEventRow } from "../db/audit-event-row";
 import { AuditTrail, ROW_CHANGED } from "../db/audit-trail";
@@ -16,7 +22,8 @@ import { webhookSecrets } from "../domain/webhooks/secret";
 import { webhookSettings, type WebhookSettings } from "../domain/webhooks/settings";
 import { backoffSeconds, matchesAny, payloadOf } from "../domain/webhooks/webhooks";
 import type { Bindings } from "../lib/types";
-import { enqueue, eventMessages, type WebhookMessage } from "./enqueue";
+import { databasesOf, everyDatabase, messageTag, type NamedDatabase } from "../db/shards/databases";
+import { deliveryMessage, enqueue, eventMessages, type WebhookMessage } from "./enqueue";
 import { sendSigned, type AttemptResult } from "./post";
 
 export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, env: Bindings): Promise<void> {
@@ -33,7 +40,7 @@ export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, e
     messages.map(async (message) => {
       try {
         const body = message.body;
-        const delay = "events" in body ? await fanOut(env, body.events) : await attempt(env, settings, body.delivery);
+        const delay = "events" in body ? await fanOut(env, body.events, body.db) : await attempt(env, settings, body.delivery, body.db);
         if (delay === undefined) message.ack();
         else message.retry({ delaySeconds: delay });
       } catch (err) {
@@ -47,8 +54,14 @@ export async function consumeWebhookBatch(batch: MessageBatch<WebhookMessage>, e
 
 type Subscription = { id: string; accountId: string | null; events: string; createdDate: string };
 
-async function fanOut(env: Bindings, ids: string[]): Promise<undefined> {
-  const db = env.DB;
+/** The events on the database the message names, or on each database when it names none. */
+async function fanOut(env: Bindings, ids: string[], name: string | undefined): Promise<undefined> {
+  for (const database of databasesOf(env, name)) await fanOutOn(env, database, ids);
+  return undefined;
+}
+
+async function fanOutOn(env: Bindings, database: NamedDatabase, ids: string[]): Promise<undefined> {
+  const db = database.d1;
   const idList = JSON.stringify(ids);
   const [events, subscriptions] = await db.batch([
     db.prepare(`SELECT e.id, e.account_id AS accountId, e.action, e.time FROM audit_events e WHERE e.id IN (SELECT value FROM json_each(?))`).bind(idList),
@@ -82,7 +95,8 @@ async function fanOut(env: Bindings, ids: string[]): Promise<undefined> {
   ]);
   // Those of an earlier carriage of these events too: a consumer that died before sending them.
   const queue: Queue | undefined = env.WEBHOOK_QUEUE;
-  if (queue) await enqueue(queue, (pending!.results as { id: string }[]).map((d) => ({ delivery: d.id })));
+  const tag = messageTag(env, database.name);
+  if (queue) await enqueue(queue, (pending!.results as { id: string }[]).map((d) => deliveryMessage(d.id, tag)));
   return undefined;
 }
 
@@ -99,18 +113,28 @@ type DeliveryRow = AuditEventRow & {
 };
 
 /** One attempt; answers the delay before the next one, or undefined when the delivery is settled. */
-async function attempt(env: Bindings, settings: WebhookSettings, deliveryId: string): Promise<number | undefined> {
-  const db = env.DB;
-  const row = await db
+async function attempt(env: Bindings, settings: WebhookSettings, deliveryId: string, name: string | undefined): Promise<number | undefined> {
+  for (const database of databasesOf(env, name)) {
+    const row = await deliveryOn(database.d1, deliveryId);
+    if (row) return attemptOn(env, settings, database, row);
+  }
+  // Gone with its subscription.
+  return undefined;
+}
+
+const deliveryOn = (db: D1Database, deliveryId: string) =>
+  db
     .prepare(
       `SELECT d.id AS deliveryId, d.attempts, d.outcome, w.id AS webhookId, w.url, w.secret_sealed AS secretSealed, w.enabled, w.account_id AS webhookAccountId, ` +
         `e.id AS eventFound, ${AUDIT_EVENT_SELECT} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id LEFT JOIN audit_events e ON e.id = d.event_id WHERE d.id = ?`,
     )
     .bind(deliveryId)
     .first<DeliveryRow>();
-  // Gone with its subscription, or settled by an earlier carriage of this message.
-  if (!row || row.outcome !== "PENDING") return undefined;
-  const settle = (result: AttemptResult) => record(env, settings, row, result);
+
+async function attemptOn(env: Bindings, settings: WebhookSettings, database: NamedDatabase, row: DeliveryRow): Promise<number | undefined> {
+  // Settled by an earlier carriage of this message.
+  if (row.outcome !== "PENDING") return undefined;
+  const settle = (result: AttemptResult) => record(env, settings, database, row, result);
   if (!row.enabled) return settle({ ok: false, status: null, error: "The subscription is disabled" }).then(() => undefined);
   if (!row.eventFound) return settle({ ok: false, status: null, error: "The event no longer exists (past AUDIT_RETENTION_DAYS)" }).then(() => undefined);
   const secret = await webhookSecrets(env).open(row.secretSealed, row.webhookId);
@@ -122,8 +146,8 @@ async function attempt(env: Bindings, settings: WebhookSettings, deliveryId: str
 }
 
 /** Writes an attempt's outcome; answers the retry delay while attempts remain. */
-async function record(env: Bindings, settings: WebhookSettings, row: DeliveryRow, result: AttemptResult): Promise<number | undefined> {
-  const db = env.DB;
+async function record(env: Bindings, settings: WebhookSettings, database: NamedDatabase, row: DeliveryRow, result: AttemptResult): Promise<number | undefined> {
+  const db = database.d1;
   const now = new Date();
   const attempts = row.attempts + 1;
   const update = (outcome: string, nextAttemptAt: string | null) =>
@@ -161,7 +185,7 @@ async function record(env: Bindings, settings: WebhookSettings, row: DeliveryRow
   const results = await db.batch([...settled, ...after]);
   committed(results.slice(settled.length));
   const queue: Queue | undefined = env.WEBHOOK_QUEUE;
-  if (queue && trail.toDeliver.length > 0) await enqueue(queue, eventMessages(trail.toDeliver));
+  if (queue && trail.toDeliver.length > 0) await enqueue(queue, eventMessages(trail.toDeliver.map((e) => e.id), messageTag(env, database.name)));
   return undefined;
 }
 
@@ -177,12 +201,24 @@ const FIRST_SWEEP_LOOKBACK_MS = 3_600_000;
  * message carried (an isolate that died between commit and enqueue, events written outside a
  * request), and the PENDING deliveries whose message was lost; then moves the watermark and drops
  * the dispatch marks below it. Every step reads by index (audit_events' key, webhook_dispatched's
- * key, webhook_deliveries_due). Answers how many events and deliveries it enqueued.
+ * key, webhook_deliveries_due). Answers how many events and deliveries it enqueued. Every database
+ * (DIRECTORY and SHARDS) is swept, one after the other, each past its own watermark.
  */
 export async function sweep(env: Bindings, now = Date.now()): Promise<{ events: number; deliveries: number }> {
-  const db = env.DB;
   const queue: Queue | undefined = env.WEBHOOK_QUEUE;
-  if (!queue) return { events: 0, deliveries: 0 };
+  const swept = { events: 0, deliveries: 0 };
+  if (!queue) return swept;
+  for (const database of everyDatabase(env)) {
+    const one = await sweepOne(env, queue, database, now);
+    swept.events += one.events;
+    swept.deliveries += one.deliveries;
+  }
+  return swept;
+}
+
+async function sweepOne(env: Bindings, queue: Queue, database: NamedDatabase, now: number): Promise<{ events: number; deliveries: number }> {
+  const db = database.d1;
+  const tag = messageTag(env, database.name);
   const cutoff = eventIdFloor(now - webhookSettings(env).sweepGraceSeconds * 1000);
   const stuckBefore = new Date(now - STUCK_AFTER_MS).toISOString();
   const [missed, stuck] = await db.batch([
@@ -198,7 +234,7 @@ export async function sweep(env: Bindings, now = Date.now()): Promise<{ events: 
   ]);
   const ids = (missed!.results as { id: string }[]).map((r) => r.id);
   const deliveryIds = (stuck!.results as { id: string }[]).map((r) => r.id);
-  await enqueue(queue, [...eventMessages(ids), ...deliveryIds.map((id) => ({ delivery: id }))]);
+  await enqueue(queue, [...eventMessages(ids, tag), ...deliveryIds.map((id) => deliveryMessage(id, tag))]);
   // Past the last id taken ("0" sorts below every id character), or the cutoff when all were taken.
   const watermark = ids.length === SWEEP_LIMIT ? `${ids.at(-1)}0` : cutoff;
   await db.batch([

@@ -67,7 +67,7 @@ export class ShardRoute {
    * same way, and the cache entry dropped, so the client's retry goes to the right shard.
    */
   companion(audit: AuditTrail): WriteCompanion {
-    const companion = audit.companionFor("shard", (d1) => (this.guarded && this.accountId ? [movingGuard(d1, this.accountId)] : []));
+    const companion = audit.companionFor("shard", (d1) => (this.guarded && this.accountId ? [movingGuard(d1, this.accountId)] : []), () => this.shardName);
     companion.refusal = (err) => {
       if (!isConstraintError(err, "CHECK", "account_moving")) return undefined;
       if (this.accountId) forgetPlacement(this.accountId);

@@ -6,7 +6,7 @@ import { describeServedBy, isBookmark, RequestSession, sessionStart } from "../.
 import { actorOf, requestOf } from "../../lib/audit";
 import { invalidBookmark } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
-import { enqueue, eventMessages } from "../../webhooks/enqueue";
+import { enqueue, eventMessagesByDatabase } from "../../webhooks/enqueue";
 import { shardBinding, ShardRoute } from "../../db/shards/routing";
 
 export const BOOKMARK_HEADER = "X-D1-Bookmark";
@@ -41,7 +41,7 @@ export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
     session = new RequestSession(undefined, start);
     const route = new ShardRoute(shards, session);
     c.set("shardRoute", route);
-    c.set("directory", createDatabase(directorySession, counter, audit.companionFor("directory")));
+    c.set("directory", createDatabase(directorySession, counter, audit.companionFor("directory", undefined, () => shards.directory)));
     c.set("db", createDatabase(session, counter, route.companion(audit)));
   }
   c.set("d1Session", session);
@@ -64,11 +64,12 @@ const bindingOf = (c: Context<AppEnv>, name: string): D1Database => shardBinding
 /**
  * Hands the committed events to the webhook Queue after the answer, on no round trip of the
  * request's. A send that is lost (the isolate dies first, the Queue fails) loses nothing: the
- * per-minute sweep finds events no message carried (src/webhooks/consumer.ts).
+ * per-minute sweep finds events no message carried (src/webhooks/consumer.ts). Over several
+ * databases each message names the database its events committed on.
  */
-function enqueueForWebhooks(c: Context<AppEnv>, ids: string[]): void {
+function enqueueForWebhooks(c: Context<AppEnv>, events: AuditTrail["toDeliver"]): void {
   const queue = c.env.WEBHOOK_QUEUE;
   if (!queue) return;
-  const sending = enqueue(queue, eventMessages(ids)).catch((err) => console.error(JSON.stringify({ level: "error", message: "webhook enqueue failed", error: String(err) })));
+  const sending = enqueue(queue, eventMessagesByDatabase(events)).catch((err) => console.error(JSON.stringify({ level: "error", message: "webhook enqueue failed", error: String(err) })));
   c.executionCtx.waitUntil(sending);
 }
