@@ -148,6 +148,8 @@ export async function keysetPlan<T>(
   return {
     keyCondition: cursor ? (downwards ? lt(keyColumn, cursor.key) : gt(keyColumn, cursor.key)) : undefined,
     orderBy: downwards ? desc(keyColumn) : asc(keyColumn),
+    /** Whether `orderBy` is descending: for merging the rows several databases answered (db/shards/read-everywhere.ts). */
+    descending: downwards,
     limit: size + 1,
     async toPage(rows: T[]): Promise<Page<T>> {
       const more = rows.length > size;

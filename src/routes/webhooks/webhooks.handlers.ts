@@ -4,7 +4,8 @@ import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import { COUNT_LIMIT_GUARD, refuseWhen, refusedBy } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
 import { auditEvents, webhookDeliveries, webhooks } from "../../db/schema";
-import { accountForWrite, scoped, scopeOf } from "../../db/scope";
+import { accountForWrite, placedForWrite, scoped, scopeOf } from "../../db/scope";
+import { shardIsDirectory } from "../../db/shards/routing";
 import type { Principal } from "../../domain/principal";
 import { connectorEnvironment } from "../../connectors/environment";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
@@ -14,7 +15,7 @@ import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
-import { enqueue } from "../../webhooks/enqueue";
+import { deliveryMessage, enqueue } from "../../webhooks/enqueue";
 import { sendSigned } from "../../webhooks/post";
 import type * as routes from "./webhooks.routes";
 
@@ -47,14 +48,31 @@ function accountOfNew(principal: Principal, requested: string | null | undefined
 
 const target = (row: { id: string; url: string }) => ({ type: "webhook" as const, id: row.id, name: row.url });
 
+/**
+ * Where subscriptions live (docs/sharding.md): an account's on its shard, the supervisor's own
+ * (account_id null, changes outside any account) in the directory, with the events they deliver.
+ * `database` is the binding a Queue message names (undefined on one database, where both handles
+ * are one). The locator (db/shards/locate.ts) places the supervisor's request by an id of an
+ * account's subscription; one of its own is found on no shard, so it is looked for in the directory.
+ */
+type Where = { db: Database; database: string | undefined };
+const onShard = (c: Context<AppEnv>): Where => ({ db: c.get("db"), database: c.get("shardRoute")?.shardName });
+const onDirectory = (c: Context<AppEnv>): Where => ({ db: c.get("directory"), database: c.get("shardRoute") ? c.get("config").shards.directory : undefined });
+const whereAccount = (c: Context<AppEnv>, accountId: string | null): Where => (accountId === null ? onDirectory(c) : onShard(c));
+/** Whether the directory may hold what the request's shard did not: the supervisor's subscriptions, when the shard is another database. */
+const directoryToo = (c: Context<AppEnv>) => c.get("principal").kind === "supervisor" && !shardIsDirectory(c);
+
 /** The subscription `id` in the caller's scope (another account's is not found; the supervisor's scope is every one). */
 const isOwnWebhook = (c: Context<AppEnv>, id: string) => scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id));
-const selectWebhook = (c: Context<AppEnv>, id: string) => c.get("db").select().from(webhooks).where(isOwnWebhook(c, id));
+const selectWebhook = (c: Context<AppEnv>, db: Database, id: string) => db.select().from(webhooks).where(isOwnWebhook(c, id));
 
-async function findWebhook(c: Context<AppEnv>, id: string): Promise<WebhookRow> {
-  const row = await selectWebhook(c, id).get();
-  if (!row) throw notFound("Webhook");
-  return row;
+/** The subscription and where it lives. */
+async function findWebhook(c: Context<AppEnv>, id: string): Promise<{ row: WebhookRow; where: Where }> {
+  const row = await selectWebhook(c, c.get("db"), id).get();
+  if (row) return { row, where: whereAccount(c, row.accountId) };
+  const own = directoryToo(c) ? await selectWebhook(c, c.get("directory"), id).get() : undefined;
+  if (!own) throw notFound("Webhook");
+  return { row: own, where: onDirectory(c) };
 }
 
 /** A 400 naming body.url when the host policy or the scheme refuses it. */
@@ -79,7 +97,8 @@ const missedWrite = (c: Context<AppEnv>) =>
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const account = accountOfNew(c.get("principal"), c.req.valid("query").accountId);
   const inAccount = account === null ? isNull(webhooks.accountId) : eq(webhooks.accountId, account);
-  const rows = await c.get("db").select().from(webhooks).where(inAccount).orderBy(asc(webhooks.createdDate), asc(webhooks.id)).all();
+  // The supervisor's request is on ?accountId='s shard (db/shards/locate.ts); its own subscriptions are in the directory.
+  const rows = await whereAccount(c, account).db.select().from(webhooks).where(inAccount).orderBy(asc(webhooks.createdDate), asc(webhooks.id)).all();
   return c.json({ content: rows.map((row) => toWebhook(row)) }, 200);
 };
 
@@ -89,9 +108,12 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const sealer = secrets(c);
   const id = crypto.randomUUID();
   const secret = newSigningSecret();
+  const accountId = accountOfNew(c.get("principal"), body.accountId);
+  // An account's subscription on its shard (the supervisor's request placed there now), the supervisor's own in the directory.
+  if (accountId !== null) await placedForWrite(c, accountId);
   const values: WebhookRow = {
     id,
-    accountId: accountOfNew(c.get("principal"), body.accountId),
+    accountId,
     url: body.url,
     events: [...new Set(body.events)],
     description: body.description,
@@ -103,7 +125,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     ...auditForCreate(c.get("principal")),
   };
   c.get("audit").record({ accountId: values.accountId, action: "webhook.create", target: target(values) });
-  const db = c.get("db");
+  const { db } = whereAccount(c, accountId);
   try {
     // Counted in the insert's own transaction: simultaneous creations cannot pass the limit together.
     const full = sql`(SELECT count(*) FROM webhooks WHERE account_id IS ${values.accountId}) >= ${MAX_WEBHOOKS_PER_ACCOUNT}`;
@@ -119,18 +141,17 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
 };
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
-  const row = await findWebhook(c, c.req.valid("param").id);
+  const { row } = await findWebhook(c, c.req.valid("param").id);
   c.header("ETag", etagOf(row.revision));
   return c.json(toWebhook(row), 200);
 };
 
 /** Writes `changes` to the subscription read as `current`, with its audit event; answers the row written. */
-async function write(c: Context<AppEnv>, current: WebhookRow, changes: Partial<WebhookRow>, audit: { action: "webhook.update"; changes: ReturnType<typeof diffMembers> }) {
+async function write(c: Context<AppEnv>, { row: current, where }: { row: WebhookRow; where: Where }, changes: Partial<WebhookRow>, audit: { action: "webhook.update"; changes: ReturnType<typeof diffMembers> }) {
   const revision = newRevision();
   const set = { ...changes, revision, ...auditForUpdate(c.get("principal")) };
   c.get("audit").recordIf(rowHasRevision("webhooks", current.id, revision), { accountId: current.accountId, action: audit.action, target: target({ ...current, ...set }), changes: audit.changes });
-  const [updated] = await c
-    .get("db")
+  const [updated] = await where.db
     .update(webhooks)
     .set(set)
     .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
@@ -141,7 +162,8 @@ async function write(c: Context<AppEnv>, current: WebhookRow, changes: Partial<W
 
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const body = c.req.valid("json");
-  const current = await findWebhook(c, c.req.valid("param").id);
+  const found = await findWebhook(c, c.req.valid("param").id);
+  const current = found.row;
   checkIfMatch(c, current.revision);
   if (body.url !== undefined) checkUrl(c, body.url);
   const changes: Partial<WebhookRow> = {
@@ -152,18 +174,17 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     // Enabled again (or disabled by a caller): the service's reason and its run of failures no longer apply.
     ...(body.enabled !== undefined && body.enabled !== current.enabled && { disabledReason: null, consecutiveFailures: 0 }),
   };
-  const updated = await write(c, current, changes, { action: "webhook.update", changes: diffMembers(toWebhook(current), toWebhook({ ...current, ...changes })) });
+  const updated = await write(c, found, changes, { action: "webhook.update", changes: diffMembers(toWebhook(current), toWebhook({ ...current, ...changes })) });
   c.header("ETag", etagOf(updated.revision));
   return c.json(toWebhook(updated), 200);
 };
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
-  const current = await findWebhook(c, c.req.valid("param").id);
+  const { row: current, where } = await findWebhook(c, c.req.valid("param").id);
   checkIfMatch(c, current.revision);
   c.get("audit").recordIf(rowGone("webhooks", current.id), { accountId: current.accountId, action: "webhook.delete", target: target(current) });
   // Its deliveries go with it (ON DELETE CASCADE).
-  const deleted = await c
-    .get("db")
+  const deleted = await where.db
     .delete(webhooks)
     .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
     .returning({ id: webhooks.id });
@@ -172,10 +193,11 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
 };
 
 export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (c) => {
-  const current = await findWebhook(c, c.req.valid("param").id);
+  const found = await findWebhook(c, c.req.valid("param").id);
+  const current = found.row;
   checkIfMatch(c, current.revision);
   const secret = newSigningSecret();
-  const updated = await write(c, current, { secretSealed: await secrets(c).seal(secret, current.id) }, { action: "webhook.update", changes: [secretChanged("secret")] });
+  const updated = await write(c, found, { secretSealed: await secrets(c).seal(secret, current.id) }, { action: "webhook.update", changes: [secretChanged("secret")] });
   c.header("ETag", etagOf(updated.revision));
   return c.json(toWebhook(updated, secret), 200);
 };
@@ -201,44 +223,51 @@ const toDelivery = <T extends { outcome: string }>(row: T) => ({ ...row, outcome
 export const deliveries: AppRouteHandler<typeof routes.deliveries> = async (c) => {
   const { id } = c.req.valid("param");
   const { maxResults, outcome } = c.req.valid("query");
-  const db = c.get("db");
-  // One round trip: the subscription (another account's is 404) and its newest deliveries.
-  const [found, rows] = await db.batch([
-    selectWebhook(c, id),
-    selectDeliveries(db)
-      .where(and(eq(webhookDeliveries.webhookId, id), outcome === undefined ? undefined : eq(webhookDeliveries.outcome, outcome)))
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(maxResults),
-  ]);
+  // One round trip: the subscription (another account's is 404) and its newest deliveries; the supervisor's own: in the directory.
+  const read = (db: Database) =>
+    db.batch([
+      selectWebhook(c, db, id),
+      selectDeliveries(db)
+        .where(and(eq(webhookDeliveries.webhookId, id), outcome === undefined ? undefined : eq(webhookDeliveries.outcome, outcome)))
+        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+        .limit(maxResults),
+    ]);
+  let [found, rows] = await read(c.get("db"));
+  if (found.length === 0 && directoryToo(c)) [found, rows] = await read(c.get("directory"));
   if (found.length === 0) throw notFound("Webhook");
   return c.json({ content: rows.map(toDelivery) }, 200);
 };
 
 export const retryDelivery: AppRouteHandler<typeof routes.retryDelivery> = async (c) => {
   const { id, deliveryId } = c.req.valid("param");
-  const db = c.get("db");
   const now = new Date().toISOString();
-  const ownWebhook = db.select({ id: webhooks.id }).from(webhooks).where(isOwnWebhook(c, id));
-  const owned = and(eq(webhookDeliveries.id, deliveryId), inArray(webhookDeliveries.webhookId, ownWebhook));
   // One round trip: FAILED becomes PENDING from its first attempt; then the delivery as it now is.
-  const [retried, found] = await db.batch([
-    db
-      .update(webhookDeliveries)
-      .set({ outcome: "PENDING", attempts: 0, lastError: null, nextAttemptAt: now, updatedAt: now })
-      .where(and(owned, eq(webhookDeliveries.outcome, "FAILED")))
-      .returning({ id: webhookDeliveries.id }),
-    selectDeliveries(db).where(owned),
-  ]);
+  const retry = ({ db }: Where) => {
+    const ownWebhook = db.select({ id: webhooks.id }).from(webhooks).where(isOwnWebhook(c, id));
+    const owned = and(eq(webhookDeliveries.id, deliveryId), inArray(webhookDeliveries.webhookId, ownWebhook));
+    return db.batch([
+      db
+        .update(webhookDeliveries)
+        .set({ outcome: "PENDING", attempts: 0, lastError: null, nextAttemptAt: now, updatedAt: now })
+        .where(and(owned, eq(webhookDeliveries.outcome, "FAILED")))
+        .returning({ id: webhookDeliveries.id }),
+      selectDeliveries(db).where(owned),
+    ]);
+  };
+  let where = onShard(c);
+  let [retried, found] = await retry(where);
+  // The supervisor's own subscriptions are in the directory.
+  if (found.length === 0 && directoryToo(c)) [retried, found] = await retry((where = onDirectory(c)));
   const delivery = found[0];
   if (!delivery) throw notFound("Delivery");
   if (retried.length === 0) throw new ApiError("DELIVERY_NOT_FAILED", `The delivery is ${delivery.outcome}: only a FAILED one can be retried`);
   // Should this send be lost, the sweep finds the PENDING delivery overdue and enqueues it.
-  await enqueue(c.env.WEBHOOK_QUEUE, [{ delivery: deliveryId }]);
+  await enqueue(c.env.WEBHOOK_QUEUE, [deliveryMessage(deliveryId, where.database)]);
   return c.json(toDelivery(delivery), 202);
 };
 
 export const ping: AppRouteHandler<typeof routes.ping> = async (c) => {
-  const row = await findWebhook(c, c.req.valid("param").id);
+  const { row } = await findWebhook(c, c.req.valid("param").id);
   const secret = await secrets(c).open(row.secretSealed, row.id);
   if (secret === undefined) throw new ApiError("CONNECTION_SECRETS_UNAVAILABLE", "The signing secret cannot be opened: CONNECTION_SECRETS_KEY no longer holds its key; rotate the secret");
   const pingId = `ping_${crypto.randomUUID()}`;
