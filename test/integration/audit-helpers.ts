@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { allEverywhere } from "./every-database";
 import type { CallResult } from "./helpers";
 
 /** An audit event as stored, read straight from D1 (the tests check what was written, not only what the API shows). */
@@ -18,15 +18,15 @@ export interface StoredEvent {
   requestId: string;
 }
 
-/** The events one request wrote, in order. */
+/** The events one request wrote, in order (on whichever database holds them: its account's shard, the directory for changes outside any account). */
 export async function eventsOfRequest(requestId: string): Promise<StoredEvent[]> {
-  const { results } = await env.DB.prepare(
+  const results = (await allEverywhere(
     `SELECT id, time, account_id AS accountId, actor_type AS actorType, actor_id AS actorId, actor_name AS actorName,
        actor_authentication AS actorAuthentication, action, target_type AS targetType, target_id AS targetId,
        target_name AS targetName, changes, request_id AS requestId FROM audit_events WHERE request_id = ? ORDER BY id`,
-  )
-    .bind(requestId)
-    .all<Omit<StoredEvent, "changes"> & { changes: string | null }>();
+    requestId,
+  )) as (Omit<StoredEvent, "changes"> & { changes: string | null })[];
+  results.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return results.map((r) => ({ ...r, changes: r.changes === null ? null : JSON.parse(r.changes) }));
 }
 

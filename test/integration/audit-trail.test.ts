@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { eventsOf } from "./audit-helpers";
+import { allEverywhere, countEverywhere, runEverywhere } from "./every-database";
 import { calendarPath, calendarsPath, monthShiftCalendar, roundTrips } from "./calendar-helpers";
 import { as, call, createAccount, createUser, unique } from "./helpers";
 
@@ -58,13 +59,13 @@ describe("audit trail: reading, export, retention, secrets", () => {
     const { createScheduledController } = await import("cloudflare:test");
     const worker = (await import("../../src/index")).default;
     const old = "00000000010000000000000000";
-    await env.DB.prepare("INSERT INTO audit_events (id, time, actor_type, actor_name, actor_authentication, action, target_type, request_id) VALUES (?, '1970-01-01T00:00:00Z', 'SUPERVISOR', 's', 'BASIC', 'account.create', 'account', 'r')").bind(old).run();
+    // On every database (over several, each is pruned: docs/sharding.md).
+    await runEverywhere("INSERT INTO audit_events (id, time, actor_type, actor_name, actor_authentication, action, target_type, request_id) VALUES (?, '1970-01-01T00:00:00Z', 'SUPERVISOR', 's', 'BASIC', 'account.create', 'account', 'r')", old);
     await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "17 * * * *" }), env as never);
-    expect(await env.DB.prepare("SELECT id FROM audit_events WHERE id = ?").bind(old).first()).toBeNull();
+    expect(await countEverywhere("SELECT count(*) AS n FROM audit_events WHERE id = ?", old)).toBe(0);
   });
 
   it("stores no secret: passwords and client secrets never appear in any event", async () => {
-    const { env } = await import("cloudflare:workers");
     const account = await createAccount();
     const password = `pw-${unique("secret")}`;
     const user = await createUser(account.id, { password });
@@ -73,7 +74,7 @@ describe("audit trail: reading, export, retention, secrets", () => {
     expect(put.status, put.text).toBe(200);
     const client = await call("POST", "/api/trusted-access/clients", { body: { client_name: unique("client"), access_token_validity_seconds: 3600 } });
     const rotated = await call("POST", `/api/trusted-access/clients/${client.json.client_id}/secret`, { body: { grace_period_seconds: 0, client_secret_expires_at: 0 } });
-    const { results } = await env.DB.prepare("SELECT * FROM audit_events").all();
+    const results = await allEverywhere("SELECT * FROM audit_events");
     const stored = JSON.stringify(results);
     for (const secret of [password, newPassword, client.json.client_secret, rotated.json?.client_secret].filter(Boolean)) expect(stored).not.toContain(secret);
     expect((await eventsOf(put))[0]!.changes).toContainEqual({ member: "password", changed: true });

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createAccount, createUser, expectUnauthenticated, type TestUser } from "./helpers";
 import { fiscalCalendar } from "./calendar-helpers";
-import { bearerFor, countEverywhere, createClient, expireToken, roundTrips, runEverywhere, shardsAsked, type TestClient } from "./trusted-access-helpers";
+import { countEverywhere, runEverywhere, shardsAsked } from "./every-database";
+import { bearerFor, createClient, expireToken, roundTrips, type TestClient } from "./trusted-access-helpers";
 
 /**
  * A bearer token this isolate has verified once is trusted for who it is, and checked on every

@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/domain/passwords";
 import { as, call, createAccount, createUser, dbSnapshot, unique, type TestUser } from "./helpers";
-import { bearerFor, countEverywhere, createClient, expectOAuthError, otherShards, pullToken, pushToken, roundTrips } from "./trusted-access-helpers";
+import { countEverywhere, otherShards } from "./every-database";
+import { bearerFor, createClient, expectOAuthError, pullToken, pushToken, roundTrips } from "./trusted-access-helpers";
 
 /**
  * Trusted-access clients (supervisor only): their secret is shown once, stored as a digest, and

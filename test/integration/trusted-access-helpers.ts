@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { runEverywhere } from "./every-database";
 import { call, unique, VENDOR_JSON, type CallResult, type Credentials } from "./helpers";
 
 /** Trusted-access test helpers: clients made through the API (as the supervisor), tokens through the token endpoints. */
@@ -57,41 +58,3 @@ export async function expireToken(tokenId: string) {
 
 export const roundTrips = (res: CallResult) => Number(res.headers.get("X-D1-Round-Trips"));
 
-/** Every database of the project: DB alone, or the directory and the shards (vitest.config.ts). */
-export const everyDatabase = (): D1Database[] => env.TEST_DATABASES.map((name) => env[name] as D1Database);
-
-/** A `SELECT count(*) AS n` summed over every database: rows that may be on any shard (tokens, users). */
-export async function countEverywhere(query: string, ...params: unknown[]): Promise<number> {
-  const counts = await Promise.all(everyDatabase().map((d1) => d1.prepare(query).bind(...params).first<{ n: number }>()));
-  return counts.reduce((sum, row) => sum + row!.n, 0);
-}
-
-/** A statement run on every database (test set-up of rows that may be on any shard). */
-export async function runEverywhere(query: string, ...params: unknown[]): Promise<void> {
-  await Promise.all(everyDatabase().map((d1) => d1.prepare(query).bind(...params).run()));
-}
-
-/**
- * The shards other than the directory's database: 0 on one database. A change of a client that
- * revokes its tokens adds one round trip per such shard (db/shards/clients.ts).
- */
-export const otherShards = (): number => (env.SHARDS ?? "DB").split(",").filter((name) => name.trim() && name.trim() !== (env.DIRECTORY ?? "DB")).length;
-
-/**
- * Round trips a bearer token this isolate has not verified yet adds over several databases: every
- * shard is asked at once which holds it (db/shards/routing.ts, placeByToken), one counted each.
- * Also what a pull adds (the user's name asked of every shard). 0 on one database.
- */
-export const shardsAsked = (): number => {
-  const shards = (env.SHARDS ?? "DB").split(",").map((name) => name.trim()).filter(Boolean);
-  return shards.length === 1 && shards[0] === (env.DIRECTORY ?? "DB") ? 0 : shards.length;
-};
-
-/** Whether the project runs over several databases (the integration-shards project). */
-export const sharded = (): boolean => shardsAsked() > 0;
-
-/** The rows of a query on every database, one after the other (rows that may be on any shard). */
-export async function allEverywhere(query: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
-  const answers = await Promise.all(everyDatabase().map((d1) => d1.prepare(query).bind(...params).all()));
-  return answers.flatMap((answer) => answer.results);
-}

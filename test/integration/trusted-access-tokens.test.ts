@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { as, call, createAccount, createGroup, createUser, dbSnapshot, expectUnauthenticated, PASSWORD, SUPERVISOR, unique, type TestUser } from "./helpers";
-import { allEverywhere, bearerFor, countEverywhere, createClient, expectOAuthError, expireToken, pullToken, pushToken, roundTrips, sharded, shardsAsked, type TestClient } from "./trusted-access-helpers";
+import { allEverywhere, countEverywhere, sharded, shardsAsked } from "./every-database";
+import { bearerFor, createClient, expectOAuthError, expireToken, pullToken, pushToken, roundTrips, type TestClient } from "./trusted-access-helpers";
 
 /**
  * The token endpoints (client credentials, then a user's bearer token) and bearer sign-in:
