@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
+import { databases } from "./helpers";
 
 /**
  * Tests that run on one database (project integration) and over a directory and two shards
  * (integration-shards, docs/sharding.md): rows that may be on any database are read on every one.
  */
 
-/** Every database of the project: DB alone, or the directory and the shards (vitest.config.ts). */
-export const everyDatabase = (): D1Database[] => env.TEST_DATABASES.map((name) => env[name] as D1Database);
+/** Every database of the project: DB alone, or the directory and the shards (helpers.ts, databases()). */
+export const everyDatabase = (): D1Database[] => databases().map(([, database]) => database);
 
 /** A `SELECT count(*) AS n` summed over every database: rows that may be on any shard (tokens, users). */
 export async function countEverywhere(query: string, ...params: unknown[]): Promise<number> {
@@ -44,8 +45,3 @@ export async function allEverywhere(query: string, ...params: unknown[]): Promis
   return answers.flatMap((answer) => answer.results);
 }
 
-/** The database holding an account's rows: the one its directory row (on DB) names, DB when none. */
-export async function databaseOf(accountId: string): Promise<D1Database> {
-  const shard = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<string | null>("shard");
-  return env[(shard ?? "DB") as "DB" | "SHARD_2"] as D1Database;
-}

@@ -4,8 +4,8 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
 import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/cron";
-import { allEverywhere, countEverywhere, databaseOf } from "./every-database";
-import { as, buildRequest, call, createAccount, createUser, expectError, unique, type Credentials, type TestUser } from "./helpers";
+import { allEverywhere, countEverywhere } from "./every-database";
+import { as, buildRequest, call, createAccount, createUser, databaseOf, expectError, unique, type Credentials, type TestUser } from "./helpers";
 import { createMetricSource, metricPath } from "./metric-helpers";
 
 /**

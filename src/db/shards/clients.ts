@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { clientStillTrusts, type TrustedClient } from "../../auth/client";
 import type { AppEnv } from "../../lib/types";
@@ -28,26 +28,17 @@ import { shardBinding, shardIsDirectory } from "./routing";
 /** A digest no secret has (digests are 64 hexadecimal characters). */
 const NO_SECRET = "-";
 
-/** The shard's stub of the client (inserted once; left as it is when there). */
-export function clientStub(db: Database, clientId: string, at: string) {
+/**
+ * The shard's stub of the client, inserted once (left as it is when there), and only if `onlyIf`
+ * holds (the condition of the token about to be written: a refused request leaves nothing).
+ */
+export function clientStub(db: Database, clientId: string, at: string, onlyIf: SQL = sql`1`) {
+  // Columns in the table's order: client_id, client_name (unique by construction: the directory's name
+  // may change or pass to another client), validity, secret_digest, its expiry, the previous secret and
+  // its expiry, account_ids, revision, the audit columns.
   return db
     .insert(trustedAccessClients)
-    .values({
-      clientId,
-      // Unique by construction: the directory's name of the client may change, or pass to another.
-      clientName: clientId,
-      accessTokenValiditySeconds: 1,
-      secretDigest: NO_SECRET,
-      clientSecretExpiresAt: 0,
-      previousSecretDigest: null,
-      previousSecretExpiresAt: null,
-      accountIds: [],
-      revision: "stub",
-      createdByUserId: "directory",
-      createdDate: at,
-      lastModifiedByUserId: "directory",
-      lastModifiedDate: at,
-    })
+    .select(sql`SELECT ${clientId}, ${clientId}, 1, ${NO_SECRET}, 0, NULL, NULL, '[]', 'stub', 'directory', ${at}, 'directory', ${at} WHERE ${onlyIf}`)
     .onConflictDoNothing();
 }
 

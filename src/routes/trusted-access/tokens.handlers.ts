@@ -80,9 +80,12 @@ const accountEnabled = (accountId: string) => sql`EXISTS (SELECT 1 FROM accounts
 const clientInBatch = (c: Context<AppEnv>, client: TrustedClient, accountId: SQL | string, nowMs: number) =>
   clientCheckedAfter(c) ? servedAsAuthenticated(client, accountId) : clientStillTrusts(client, accountId, nowInSeconds(nowMs));
 
-/** The shard's stub of the client, before a token names it (db/shards/clients.ts); none where the batch runs on the directory's database. */
-const stubIfNeeded = (c: Context<AppEnv>, db: Database, client: TrustedClient, nowMs: number) =>
-  clientCheckedAfter(c) ? [clientStub(db, client.clientId, new Date(nowMs).toISOString())] : [];
+/**
+ * The shard's stub of the client, before a token names it (db/shards/clients.ts), if `onlyIf` (the
+ * token's own condition) holds; none where the batch runs on the directory's database.
+ */
+const stubIfNeeded = (c: Context<AppEnv>, db: Database, client: TrustedClient, nowMs: number, onlyIf?: SQL) =>
+  clientCheckedAfter(c) ? [clientStub(db, client.clientId, new Date(nowMs).toISOString(), onlyIf)] : [];
 
 /**
  * After a token was written on a shard other than the directory's database: the directory confirms
@@ -278,20 +281,15 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
       target: { type: "token", id: token.tokenId, name: body.username },
     },
   );
-  const stub = stubIfNeeded(c, db, client, nowMs);
+  const issuable = and(
+    sql`u.name = ${body.username}`,
+    sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled = 0 ${ofNamedAccount})`,
+    clientInBatch(c, client, sql`u.account_id`, nowMs),
+  )!;
+  const stub = stubIfNeeded(c, db, client, nowMs, sql`EXISTS (SELECT 1 FROM users u WHERE ${issuable})`);
   const results = await db.batch([
     ...stub,
-    insertTokenWhere(
-      db,
-      token,
-      client.clientId,
-      nowMs,
-      and(
-        sql`u.name = ${body.username}`,
-        sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled = 0 ${ofNamedAccount})`,
-        clientInBatch(c, client, sql`u.account_id`, nowMs),
-      )!,
-    ),
+    insertTokenWhere(db, token, client.clientId, nowMs, issuable),
     db
       .select({ accountId: users.accountId, accountDisabled: accounts.disabled })
       .from(users)
