@@ -13,7 +13,10 @@ import { shardBinding, shardIsDirectory } from "./routing";
  * than the directory's database keeps a STUB of each client that issued tokens there: its id, no
  * secret that any secret's digest equals, nothing else read. Nothing authenticates against a stub
  * (client authentication reads the directory); it anchors the tokens' foreign key, and deleting it
- * deletes them (ON DELETE CASCADE).
+ * deletes them (ON DELETE CASCADE). A client's creation writes its stub on every such shard, so that
+ * an account moved between shards finds it on its new one (db/shards/move.ts copies tokens, not
+ * clients); a token's own batch writes it too where it is missing (a shard added since, or a
+ * creation whose copy failed).
  *
  * A token is issued on such a shard in the shard's batch, then the directory confirms that the
  * client still accepts the request's secret and serves the account (`clientConfirmed`); if not, the
@@ -41,6 +44,26 @@ export function clientStub(db: Database, clientId: string, at: string, onlyIf: S
     .select(sql`SELECT ${clientId}, ${clientId}, 1, ${NO_SECRET}, 0, NULL, NULL, '[]', 'stub', 'directory', ${at}, 'directory', ${at} WHERE ${onlyIf}`)
     .onConflictDoNothing();
 }
+
+/**
+ * After a client's creation committed in the directory: its stub on every shard other than the
+ * directory's database, one statement each, at once (counted one round trip each). A copy that
+ * fails is left to the client's first token there (its batch writes the stub too): the creation
+ * answers as it committed. Nothing on one database.
+ */
+export async function stubClientOnEveryShard(c: Context<AppEnv>, clientId: string, at: string): Promise<void> {
+  const route = c.get("shardRoute");
+  if (!route) return;
+  const others = route.config.shards.filter((name) => name !== route.config.directory);
+  c.get("roundTrips").count += others.length;
+  const copies = await Promise.allSettled(others.map((name) => shardBinding(c.env, name).prepare(STUB).bind(clientId, NO_SECRET, at).run()));
+  const failed = copies.flatMap((copy, i) => (copy.status === "rejected" ? [{ shard: others[i], error: String(copy.reason) }] : []));
+  if (failed.length > 0) console.error(JSON.stringify({ level: "error", message: "client stub copies failed", clientId, failed }));
+}
+
+const STUB =
+  "INSERT INTO trusted_access_clients (client_id, client_name, access_token_validity_seconds, secret_digest, client_secret_expires_at, account_ids, revision, created_by_user_id, created_date, last_modified_by_user_id, last_modified_date) " +
+  "VALUES (?1, ?1, 1, ?2, 0, '[]', 'stub', 'directory', ?3, 'directory', ?3) ON CONFLICT DO NOTHING";
 
 /** Whether the request's shard batch could not check the client itself: its shard is not the directory's database. */
 export const clientCheckedAfter = (c: Context<AppEnv>): boolean => !shardIsDirectory(c);

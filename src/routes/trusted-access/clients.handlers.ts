@@ -2,7 +2,7 @@ import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { and, asc, eq, notExists, sql } from "drizzle-orm";
 import { revokeTokens } from "../../db/access-tokens";
-import { revokeClientTokensElsewhere } from "../../db/shards/clients";
+import { revokeClientTokensElsewhere, stubClientOnEveryShard } from "../../db/shards/clients";
 import type { Database } from "../../db/client";
 import { accounts, trustedAccessClients } from "../../db/schema";
 import { digestOf, nowInSeconds, randomSecret, TOKEN_ENDPOINT_AUTH_METHOD } from "../../domain/trusted-access";
@@ -18,7 +18,8 @@ type ClientRow = typeof trustedAccessClients.$inferSelect;
  * handle, and their events (account_id null) ride on its batches. The tokens they issued live on
  * their users' shards: a deletion, a rotation with revoke_tokens or a narrowing revokes them in the
  * directory's batch (the directory's own database), then on every other shard once that batch
- * committed (db/shards/clients.ts). On one database, the batch alone.
+ * committed; each shard keeps a stub of every client, written after its creation (db/shards/clients.ts).
+ * On one database, the batch alone.
  */
 
 /** The client as the API shows it. The secret is a member only of the answer that issues it. */
@@ -104,6 +105,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(body.client_name);
     throw err;
   }
+  await stubClientOnEveryShard(c, values.clientId, values.createdDate);
   c.header("Location", locationOf(c, values.clientId));
   c.header("ETag", etagOf(values.revision));
   return c.json(toClient(values, secret), 201);
