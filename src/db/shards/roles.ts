@@ -30,7 +30,8 @@ import {
  * The directory: what is needed before the account is known, or belongs to no account.
  * - accounts: the list of tenants, and which shard holds each (`shard`). Each shard also keeps a
  *   copy of its own accounts' rows, because the shard tables' foreign keys name accounts(id).
- * - trusted_access_clients, connection_types: the supervisor's, owned by no account.
+ * - trusted_access_clients, connection_types: the supervisor's, owned by no account. Every other
+ *   shard keeps a stub of each client, which its tokens' foreign key names (db/shards/clients.ts).
  * - connection_type_accounts: written with its type in the supervisor's batch, and read with the
  *   types (which ones an account may use). Every other shard keeps a copy of each type and of its
  *   whole list (db/shards/directory-copies.ts): its connections' foreign key to their type, and its
