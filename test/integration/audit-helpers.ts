@@ -1,5 +1,4 @@
-import { env } from "cloudflare:workers";
-import type { CallResult } from "./helpers";
+import { databases, type CallResult } from "./helpers";
 
 /** An audit event as stored, read straight from D1 (the tests check what was written, not only what the API shows). */
 export interface StoredEvent {
@@ -18,15 +17,21 @@ export interface StoredEvent {
   requestId: string;
 }
 
-/** The events one request wrote, in order. */
+/** The events one request wrote, in order (on every database: an account's live on its shard, the others in the directory). */
 export async function eventsOfRequest(requestId: string): Promise<StoredEvent[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT id, time, account_id AS accountId, actor_type AS actorType, actor_id AS actorId, actor_name AS actorName,
-       actor_authentication AS actorAuthentication, action, target_type AS targetType, target_id AS targetId,
-       target_name AS targetName, changes, request_id AS requestId FROM audit_events WHERE request_id = ? ORDER BY id`,
-  )
-    .bind(requestId)
-    .all<Omit<StoredEvent, "changes"> & { changes: string | null }>();
+  const results: (Omit<StoredEvent, "changes"> & { changes: string | null })[] = [];
+  for (const [, database] of databases()) {
+    const found = await database
+      .prepare(
+        `SELECT id, time, account_id AS accountId, actor_type AS actorType, actor_id AS actorId, actor_name AS actorName,
+           actor_authentication AS actorAuthentication, action, target_type AS targetType, target_id AS targetId,
+           target_name AS targetName, changes, request_id AS requestId FROM audit_events WHERE request_id = ? ORDER BY id`,
+      )
+      .bind(requestId)
+      .all<Omit<StoredEvent, "changes"> & { changes: string | null }>();
+    results.push(...found.results);
+  }
+  results.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return results.map((r) => ({ ...r, changes: r.changes === null ? null : JSON.parse(r.changes) }));
 }
 
