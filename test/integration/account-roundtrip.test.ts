@@ -1,10 +1,9 @@
 import fc from "fast-check";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PRIVILEGES } from "../../src/domain/privileges";
 import { eventsOf } from "./audit-helpers";
 import { PREVIEW } from "./folder-helpers";
-import { as, call, createAccount, createUser, rowsOfAccount, unique, type CallResult, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, databaseOf, rowsOfAccount, unique, type CallResult, type TestUser } from "./helpers";
 
 /**
  * Issue 19 §4, the whole-account round trip as a property: for generated accounts, made through
@@ -291,7 +290,7 @@ const withoutAccountName = (bundle: string, name: string) => {
   return bundle.replace(member, '"account":{}');
 };
 const auditCount = async (accountId: string) =>
-  (await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
+  (await (await databaseOf(accountId)).prepare("SELECT count(*) AS n FROM audit_events WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
 const AUDIT_TYPE: Record<string, string> = { jsonDataset: "json-dataset", materializedView: "materialized-view" };
 
 /** Hands A's users over to B: each renamed in A, made in B under its old name with its roles and built-in groups. */

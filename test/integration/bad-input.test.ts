@@ -6,6 +6,7 @@ import {
   createAccount,
   createGroup,
   createUser,
+  databaseOf,
   dbSnapshot,
   expectError,
   PASSWORD,
@@ -222,7 +223,7 @@ describe("mass assignment", () => {
       body: { name: account.name, numberOfUsers: 99, createdByUserID: "someone-else", createdDate: "2000-01-01T00:00:00.000Z" },
     });
     expect(res.status).toBe(200);
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM users WHERE account_id = ?").bind(account.id).first<{ n: number }>();
+    const count = await (await databaseOf(account.id)).prepare("SELECT count(*) AS n FROM users WHERE account_id = ?").bind(account.id).first<{ n: number }>();
     expect(count!.n).toBeGreaterThanOrEqual(3);
     expect(res.json.numberOfUsers).toBe(count!.n);
     expect(res.json.createdByUserID).toBe("supervisor");

@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, dbSnapshot, expectError, rowsOfAccount, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, databaseOf, databases, dbSnapshot, expectError, rowsOfAccount, type TestUser } from "./helpers";
 import { calendarPath, createCalendar, fiscalCalendar, monthShiftCalendar, roundTrips } from "./calendar-helpers";
 import { createSource, derivedField, fieldPath, fieldsPath, nativeField, sourcePath, STANDARD_FIELDS, type SourceJson } from "./source-helpers";
 
@@ -34,19 +33,23 @@ const deleteCalendar = (id: string, user = admin) => call("DELETE", calendarPath
 const CALENDAR_MEMBER = "body.origin.derivedOrigin.calendarId";
 
 async function itemId(sourceId: string, name: string): Promise<string> {
-  const row = await env.DB.prepare("SELECT id FROM source_items WHERE source_id = ? AND name = ?").bind(sourceId, name).first<{ id: string }>();
+  const row = await (await databaseOf(admin.accountId)).prepare("SELECT id FROM source_items WHERE source_id = ? AND name = ?").bind(sourceId, name).first<{ id: string }>();
   return row!.id;
 }
 
-/** Derived fields whose calendarId names no stored calendar of their account (must never exist). */
+/** Derived fields whose calendarId names no stored calendar of their account, on any database (must never exist). */
 async function danglingCalendarIds(): Promise<unknown[]> {
-  const rows = await env.DB.prepare(
-    `SELECT i.name, json_extract(i.body, '$.origin.derivedOrigin.calendarId') AS calendar_id FROM source_items i
-     WHERE json_extract(i.body, '$.origin.derivedOrigin.calendarId') IS NOT NULL
-       AND json_extract(i.body, '$.origin.derivedOrigin.calendarId') <> 'default'
-       AND NOT EXISTS (SELECT 1 FROM calendars c WHERE c.id = json_extract(i.body, '$.origin.derivedOrigin.calendarId') AND c.account_id = i.account_id)`,
-  ).all();
-  return rows.results;
+  const dangling: unknown[] = [];
+  for (const [, database] of databases()) {
+    const rows = await database.prepare(
+      `SELECT i.name, json_extract(i.body, '$.origin.derivedOrigin.calendarId') AS calendar_id FROM source_items i
+       WHERE json_extract(i.body, '$.origin.derivedOrigin.calendarId') IS NOT NULL
+         AND json_extract(i.body, '$.origin.derivedOrigin.calendarId') <> 'default'
+         AND NOT EXISTS (SELECT 1 FROM calendars c WHERE c.id = json_extract(i.body, '$.origin.derivedOrigin.calendarId') AND c.account_id = i.account_id)`,
+    ).all();
+    dangling.push(...rows.results);
+  }
+  return dangling;
 }
 
 describe("a derived field names a calendar of its source's account", () => {

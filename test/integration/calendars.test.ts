@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, dbSnapshot, expectError, prng, type CallResult, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, databaseOf, dbSnapshot, expectError, prng, type CallResult, type TestUser } from "./helpers";
 import { calendarPath, calendarsPath, createCalendar, FISCAL_445_SETTINGS, fiscalCalendar, monthShiftCalendar, roundTrips } from "./calendar-helpers";
 
 /**
@@ -301,7 +300,7 @@ describe("names are unique per account", () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => post(monthShiftCalendar(name, (i % 11) + 1))));
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
     for (const r of results.filter((r) => r.status === 409)) expect(r.json.errorCode).toBe("DUPLICATED");
-    const rows = await env.DB.prepare("SELECT count(*) AS n FROM calendars WHERE account_id = ? AND name = ?").bind(account.id, name).first<{ n: number }>();
+    const rows = await (await databaseOf(account.id)).prepare("SELECT count(*) AS n FROM calendars WHERE account_id = ? AND name = ?").bind(account.id, name).first<{ n: number }>();
     expect(rows!.n).toBe(1);
   });
 });
@@ -312,15 +311,16 @@ describe("at most 1,000 calendars per account", () => {
     const admin = await createUser(crowded.id, { groups: ["Users", "Administrators"] });
     // 997 calendars written as SQL: the limit, not the setup, is under test.
     const now = new Date().toISOString();
-    const insert = env.DB.prepare(
+    const db = await databaseOf(crowded.id);
+    const insert = db.prepare(
       "INSERT INTO calendars (id, account_id, name, type, month_shift, created_by_user_name, created_by_user_id, created_date, last_modified_by_user_id, last_modified_date) VALUES (?, ?, ?, 'MONTH_SHIFT', 1, 'setup', 'setup', ?, 'setup', ?)",
     );
-    await env.DB.batch(Array.from({ length: 997 }, (_, i) => insert.bind(crypto.randomUUID(), crowded.id, `Bulk ${i}`, now, now)));
+    await db.batch(Array.from({ length: 997 }, (_, i) => insert.bind(crypto.randomUUID(), crowded.id, `Bulk ${i}`, now, now)));
 
     const results = await Promise.all(Array.from({ length: 5 }, (_, i) => post(monthShiftCalendar(`Late ${i}`), admin)));
     expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 409, 409]);
     for (const r of results.filter((r) => r.status === 409)) expectError(r, 409, "TOO_MANY_CALENDARS");
-    const count = await env.DB.prepare("SELECT count(*) AS n FROM calendars WHERE account_id = ?").bind(crowded.id).first<{ n: number }>();
+    const count = await db.prepare("SELECT count(*) AS n FROM calendars WHERE account_id = ?").bind(crowded.id).first<{ n: number }>();
     expect(count!.n).toBe(1000);
 
     // Full: a create is refused, a replace is not; after a delete, a create fits again.

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PRIVILEGES } from "../../src/domain/privileges";
-import { as, call, createAccount, createGroup, createUser, expectNoPasswordMaterial, expectUnauthenticated, SUPERVISOR } from "./helpers";
+import { as, call, createAccount, createGroup, createUser, databaseOf, expectNoPasswordMaterial, expectUnauthenticated, SUPERVISOR } from "./helpers";
 import { bearerFor, createClient, roundTrips } from "./trusted-access-helpers";
 
 /** GET /api/user: who is calling (docs/accounts-users-groups.md, "Who am I"). */
@@ -80,8 +80,9 @@ describe("GET /api/user", () => {
     const user = await createUser(account.id);
     expect((await call("GET", "/api/user", { as: as(user) })).status).toBe(200);
     // Straight in D1, as another isolate would: this isolate's cache still trusts the credentials.
-    await env.DB.prepare("DELETE FROM user_groups WHERE user_id = ?").bind(user.id).run();
-    await env.DB.prepare("DELETE FROM users WHERE id = ?").bind(user.id).run();
+    const db = await databaseOf(account.id);
+    await db.prepare("DELETE FROM user_groups WHERE user_id = ?").bind(user.id).run();
+    await db.prepare("DELETE FROM users WHERE id = ?").bind(user.id).run();
     expectUnauthenticated(await call("GET", "/api/user", { as: as(user) }), "/api/user");
   });
 });

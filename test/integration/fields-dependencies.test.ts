@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, dbSnapshot, expectError, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, databaseOf, dbSnapshot, expectError, type TestUser } from "./helpers";
 import { createSource, derivedField, fieldPath, fieldsPath, hierarchyField, nativeField, sourcePath, STANDARD_FIELDS } from "./source-helpers";
 
 /**
@@ -20,9 +19,10 @@ const remove = (sourceId: string, name: string) => call("DELETE", fieldPath(sour
 const putMetric = (sourceId: string, name: string, expression: string) =>
   call("PUT", `${sourcePath(sourceId)}/custom-metrics/${name}`, { as: as(owner), body: { expression } });
 
-/** The id of a source item, read from storage (fields and metrics do not show their ids). */
+/** The id of a source item, read from its account's database (fields and metrics do not show their ids). */
 async function itemId(sourceId: string, name: string): Promise<string> {
-  const row = await env.DB.prepare("SELECT id FROM source_items WHERE source_id = ? AND name = ?").bind(sourceId, name).first<{ id: string }>();
+  const db = await databaseOf(owner.accountId);
+  const row = await db.prepare("SELECT id FROM source_items WHERE source_id = ? AND name = ?").bind(sourceId, name).first<{ id: string }>();
   if (!row) throw new Error(`no item ${name}`);
   return row.id;
 }

@@ -7,7 +7,7 @@ import { createDatabase } from "../../src/db/client";
 import { FOLDER_CYCLE_GUARD, FOLDER_TOO_DEEP_GUARD, moveStatements } from "../../src/db/folder-writes";
 import { RoundTripCounter } from "../../src/db/round-trips";
 import { RequestSession } from "../../src/db/session";
-import { buildRequest, call, createAccount, createUser, dbSnapshot, expectError, as, rowsOfAccount, type TestUser } from "./helpers";
+import { buildRequest, call, createAccount, createUser, databaseOf, databases, dbSnapshot, expectError, as, rowsOfAccount, type TestUser } from "./helpers";
 import { allPages, folders, makeFolder, PREVIEW, setAcl, toUser, type FolderNode } from "./folder-helpers";
 
 /**
@@ -40,9 +40,10 @@ async function chain(name: string, deepest: number, under?: FolderNode): Promise
   return made;
 }
 
-/** Reads every folder row and checks the stored tree: paths and depths agree with the parents, projects are shared, nothing is too deep. */
+/** Reads every folder row of every database and checks the stored tree: paths and depths agree with the parents, projects are shared, nothing is too deep. */
 async function expectConsistentTree(maxDepth = 6) {
-  const rows = (await env.DB.prepare("SELECT id, parent_id, materialized_path, depth, project_id FROM folders").all<Record<string, any>>()).results;
+  const rows: Record<string, any>[] = [];
+  for (const [, database] of databases()) rows.push(...(await database.prepare("SELECT id, parent_id, materialized_path, depth, project_id FROM folders").all<Record<string, any>>()).results);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const problems: string[] = [];
   for (const r of rows) {
@@ -230,7 +231,12 @@ describe("concurrent writes", () => {
 });
 
 describe("the guards inside a write's own batch", () => {
-  const db = () => createDatabase(new RequestSession(env.DB, "first-primary"), new RoundTripCounter());
+  // The batches run on alice's account's database, as its requests do.
+  let aliceDatabase: D1Database;
+  beforeAll(async () => {
+    aliceDatabase = await databaseOf(alice.accountId);
+  });
+  const db = () => createDatabase(new RequestSession(aliceDatabase, "first-primary"), new RoundTripCounter());
 
   it("a move batch built from a read taken before a crossing move is refused as a cycle when it runs", async () => {
     const root = await makeFolder(alice, "Stale cycle");

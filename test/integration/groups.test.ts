@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   as,
   call,
+  countOnEveryDatabase,
   createAccount,
   createGroup,
   createUser,
@@ -114,8 +114,7 @@ describe("groups: CRUD", () => {
     const after = await call("GET", `/api/users/${user.id}`);
     expect(after.status).toBe(200);
     expect(after.json.groups).toEqual(["Users"]);
-    const links = await env.DB.prepare("SELECT count(*) AS n FROM user_groups WHERE group_id = ?").bind(group.id).first<{ n: number }>();
-    expect(links!.n).toBe(0);
+    expect(await countOnEveryDatabase("SELECT count(*) AS n FROM user_groups WHERE group_id = ?", group.id)).toBe(0);
   });
 });
 

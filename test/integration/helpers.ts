@@ -157,10 +157,50 @@ const WRITTEN_AFTER_THE_ANSWER = ["webhook_dispatched", "webhook_sweep"];
  */
 export const databases = (): [string, D1Database][] => env.TEST_DATABASES.map((binding) => [binding, env[binding] as D1Database]);
 
+/**
+ * D1 round trips the routing adds to a request over several databases (docs/sharding.md, "How a
+ * request finds its shard"); none on one database, where nothing is routed. A check of a route's
+ * X-D1-Round-Trips adds the routing's share to the route's own, so it stays exact in both projects.
+ */
+export const ROUTING_TRIPS = (() => {
+  const several = env.TEST_DATABASES.length > 1;
+  return {
+    /** The supervisor's request naming an object by id (`/api/users/{id}`, …): every shard is asked which account holds it. */
+    objectById: several ? env.TEST_DATABASES.length : 0,
+    /** `GET /api/accounts/name/{name}`: the directory is asked for the name, then the account's shard is read. */
+    accountByName: several ? 1 : 0,
+  };
+})();
+
 /** The database holding an account's rows: the one its directory row names (DB for NULL, and on one database). */
 export async function databaseOf(accountId: string): Promise<D1Database> {
-  const shard = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<string | null>("shard");
-  return (shard ? env[shard as "SHARD_2"] : env.DB) as D1Database;
+  return env[(await bindingOf(accountId)) as "DB"] as D1Database;
+}
+
+/** The binding of the database holding an account's rows (DB for NULL, and on one database). */
+async function bindingOf(accountId: string): Promise<string> {
+  return (await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<string | null>("shard")) ?? "DB";
+}
+
+/** The sum over every database of a `SELECT count(*) AS n …` query: a row that must be gone is gone from all of them. */
+export async function countOnEveryDatabase(query: string, ...values: unknown[]): Promise<number> {
+  let total = 0;
+  for (const [, database] of databases()) total += (await database.prepare(query).bind(...values).first<number>("n"))!;
+  return total;
+}
+
+/**
+ * A new account on the same database as `accountId` (new accounts alternate over the shards: a few
+ * are made until one lands there; on one database, the first). For checks that another account's
+ * row is refused by the database itself, which over several databases would otherwise not hold it.
+ */
+export async function createAccountBeside(accountId: string) {
+  const target = await bindingOf(accountId);
+  for (let attempt = 0; attempt <= databases().length; attempt++) {
+    const account = await createAccount();
+    if ((await bindingOf(account.id)) === target) return account;
+  }
+  throw new Error(`no new account landed on the database of ${accountId}`);
 }
 
 /**
@@ -169,13 +209,24 @@ export async function databaseOf(accountId: string): Promise<D1Database> {
  */
 export async function dbSnapshot(): Promise<Record<string, unknown[]>> {
   const snapshot: Record<string, unknown[]> = {};
+  const tables = (await applicationTables()).filter((name) => !WRITTEN_AFTER_THE_ANSWER.includes(name));
   for (const [binding, database] of databases()) {
-    for (const name of await applicationTables()) {
-      if (WRITTEN_AFTER_THE_ANSWER.includes(name)) continue;
-      snapshot[binding === "DB" ? name : `${binding}:${name}`] = (await database.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()).results;
-    }
+    // One batch per database: a snapshot is taken often, and over two databases table by table it is slow.
+    const results = await database.batch(tables.map((name) => database.prepare(`SELECT * FROM "${name}" ORDER BY rowid`)));
+    tables.forEach((name, i) => (snapshot[binding === "DB" ? name : `${binding}:${name}`] = results[i]!.results));
   }
   return snapshot;
+}
+
+/**
+ * The rows of `table` in a dbSnapshot, over every database (DB's first, then each other shard's in
+ * the project's order). `accounts` is the exception to "each row once": its directory rows and the
+ * shards' copies are both listed.
+ */
+export function snapshotRows(snapshot: Record<string, unknown[]>, table: string): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (const [binding] of databases()) rows.push(...((snapshot[binding === "DB" ? table : `${binding}:${table}`] ?? []) as Record<string, unknown>[]));
+  return rows;
 }
 
 export async function applicationTables(): Promise<string[]> {

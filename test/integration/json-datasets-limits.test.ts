@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, dbSnapshot, expectError, VENDOR_JSON, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, databaseOf, dbSnapshot, expectError, VENDOR_JSON, type TestUser } from "./helpers";
 
 /**
  * The rules that depend on other datasets hold when requests arrive at once, because each is
@@ -20,7 +19,7 @@ async function freshAccount(): Promise<{ id: string; admin: TestUser }> {
 const create = (admin: TestUser, name: string, data: unknown = { rows: [] }) => call("POST", "/api/json-datasets", { as: as(admin), body: { name, data } });
 
 const datasetsOf = async (accountId: string) =>
-  (await env.DB.prepare("SELECT name, data_bytes FROM json_datasets WHERE account_id = ? ORDER BY name").bind(accountId).all<{ name: string; data_bytes: number }>()).results;
+  (await (await databaseOf(accountId)).prepare("SELECT name, data_bytes FROM json_datasets WHERE account_id = ? ORDER BY name").bind(accountId).all<{ name: string; data_bytes: number }>()).results;
 
 /** A `data` text of exactly `bytes` UTF-8 bytes. */
 const dataOfBytes = (bytes: number) => `{"s":"${"x".repeat(bytes - 8)}"}`;
@@ -32,7 +31,7 @@ describe("one name per account, under concurrency", () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 201)) expectError(r, 409, "DUPLICATED");
     expect(await datasetsOf(id)).toHaveLength(1);
-    const orphans = await env.DB.prepare("SELECT count(*) AS n FROM json_dataset_chunks WHERE account_id = ? AND dataset_id NOT IN (SELECT id FROM json_datasets)").bind(id).first("n");
+    const orphans = await (await databaseOf(id)).prepare("SELECT count(*) AS n FROM json_dataset_chunks WHERE account_id = ? AND dataset_id NOT IN (SELECT id FROM json_datasets)").bind(id).first("n");
     expect(orphans).toBe(0);
   });
 

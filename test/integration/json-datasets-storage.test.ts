@@ -9,7 +9,7 @@ import { RequestSession } from "../../src/db/session";
 import { rawMemberText } from "../../src/domain/raw-json";
 import { jsonWithRawMember } from "../../src/routes/json-datasets/json-datasets.response";
 import { assertConformant } from "./harness/response-validation";
-import { as, buildRequest, call, createAccount, createUser, dbSnapshot, expectError, VENDOR_JSON, type CallOptions, type CallResult, type TestUser } from "./helpers";
+import { as, buildRequest, call, createAccount, createUser, databaseOf, databases, dbSnapshot, expectError, VENDOR_JSON, type CallOptions, type CallResult, type TestUser } from "./helpers";
 
 /**
  * Where a dataset's bytes live: chunk rows in D1, written and replaced in one batch. A 5 MB
@@ -53,16 +53,25 @@ const send = (method: string, path: string, text: string, headers: Record<string
   call(method, path, { as: as(admin), rawBody: text, headers: { "Content-Type": VENDOR_JSON, ...headers } });
 const dataOf = (res: CallResult) => rawMemberText(res.text, "data");
 
-/** Chunk rows that are not the current version of an existing dataset: must always be none. */
-const orphanChunks = async () =>
-  env.DB.prepare(
-    `SELECT count(*) AS n FROM json_dataset_chunks c
-     WHERE NOT EXISTS (SELECT 1 FROM json_datasets d WHERE d.id = c.dataset_id AND d.account_id = c.account_id AND d.data_version = c.version)`,
-  ).first<number>("n");
+/** Chunk rows that are not the current version of an existing dataset, on any database: must always be none. */
+async function orphanChunks(): Promise<number> {
+  let orphans = 0;
+  for (const [, database] of databases()) {
+    orphans += (await database
+      .prepare(
+        `SELECT count(*) AS n FROM json_dataset_chunks c
+         WHERE NOT EXISTS (SELECT 1 FROM json_datasets d WHERE d.id = c.dataset_id AND d.account_id = c.account_id AND d.data_version = c.version)`,
+      )
+      .first<number>("n"))!;
+  }
+  return orphans;
+}
 
+/** The byte sizes of the chunks of a dataset of `admin`'s account, on its database. */
 const storedChunkSizes = async (datasetId: string) =>
   (
-    await env.DB.prepare("SELECT length(CAST(data AS BLOB)) AS bytes FROM json_dataset_chunks WHERE dataset_id = ? ORDER BY seq")
+    await (await databaseOf(account.id))
+      .prepare("SELECT length(CAST(data AS BLOB)) AS bytes FROM json_dataset_chunks WHERE dataset_id = ? ORDER BY seq")
       .bind(datasetId)
       .all<{ bytes: number }>()
   ).results.map((r) => r.bytes);
@@ -104,11 +113,15 @@ function recordingD1(db: D1Database, statements: Statement[]): D1Database {
   return proxy;
 }
 
+/** Every database of the project (the directory and the shards), each recording into `statements`. */
+const recordingDatabases = (statements: Statement[]): Record<string, D1Database> =>
+  Object.fromEntries(databases().map(([binding, database]) => [binding, recordingD1(database, statements)]));
+
 const app = await createApp();
 
-/** A request through the real app over `db`, its answer checked against the document like call()'s. */
-async function callOver(db: D1Database, method: string, path: string, options: CallOptions): Promise<CallResult> {
-  const bindings = { ...env, DB: db };
+/** A request through the real app over the databases `over` (by binding), its answer checked against the document like call()'s. */
+async function callOver(over: Record<string, D1Database>, method: string, path: string, options: CallOptions): Promise<CallResult> {
+  const bindings = { ...env, ...over };
   const ctx = createExecutionContext();
   const request = buildRequest(method, path, options);
   const response = await app.fetch(request, bindings, ctx);
@@ -149,7 +162,7 @@ describe("the recording binding sees what the dataset code sends", () => {
 describe("a 5 MB dataset", () => {
   it("round-trips byte for byte through create, read, update and delete, and nothing sent to D1 would pass its production limits", async () => {
     const statements: Statement[] = [];
-    const db = recordingD1(env.DB, statements);
+    const db = recordingDatabases(statements);
     const first = datasetText(MAX_DATASET_BYTES, "first");
     const second = datasetText(MAX_DATASET_BYTES, "second");
     expect(utf8(first)).toBe(MAX_DATASET_BYTES);
@@ -269,7 +282,7 @@ describe("a write that fails half way leaves the old version whole, and nothing 
     const created = await send("POST", "/api/json-datasets", rawBody("to-rename", original));
     const statements: Statement[] = [];
     const before = await dbSnapshot();
-    const res = await callOver(recordingD1(env.DB, statements), "PUT", `/api/json-datasets/${created.json.id}`, {
+    const res = await callOver(recordingDatabases(statements), "PUT", `/api/json-datasets/${created.json.id}`, {
       as: as(admin),
       rawBody: rawBody("taken", datasetText(TWO_MB, "after-rename")),
       headers: { "Content-Type": VENDOR_JSON },
@@ -319,7 +332,7 @@ describe("the storage module, for readers such as the JSON dataset connector", (
     const text = datasetText(2_500_000, "module");
     const created = await call("POST", "/api/json-datasets", { as: as(owner), rawBody: rawBody("module", text), headers: { "Content-Type": VENDOR_JSON } });
     await call("POST", "/api/json-datasets", { as: as(owner), body: { name: "another", data: {} } });
-    const db = createDatabase(new RequestSession(env.DB, "first-primary"), new RoundTripCounter());
+    const db = createDatabase(new RequestSession(await databaseOf(mine.id), "first-primary"), new RoundTripCounter());
     expect((await listDatasets(db, mine.id)).map((d) => d.name)).toEqual(["another", "module"]);
     expect(await listDatasets(db, account.id)).not.toContainEqual(expect.objectContaining({ accountId: mine.id }));
     expect(await readDatasetText(db, mine.id, created.json.id)).toBe(text);

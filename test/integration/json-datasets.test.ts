@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { rawMemberText } from "../../src/domain/raw-json";
 import {
@@ -6,6 +5,8 @@ import {
   call,
   createAccount,
   createUser,
+  databaseOf,
+  databases,
   dbSnapshot,
   expectError,
   SUPERVISOR,
@@ -56,8 +57,13 @@ async function createDataset(data = '{"rows":[]}', name = freshName(), who: Cred
 
 const roundTrips = (res: CallResult) => Number(res.headers.get("X-D1-Round-Trips"));
 const dataOf = (res: CallResult) => rawMemberText(res.text, "data");
-const chunkRows = async (datasetId: string) =>
-  (await env.DB.prepare("SELECT version, seq FROM json_dataset_chunks WHERE dataset_id = ? ORDER BY version, seq").bind(datasetId).all()).results;
+
+/** A dataset's chunks on every database (each dataset's are on its account's). */
+async function chunkRows(datasetId: string) {
+  const rows: Record<string, unknown>[] = [];
+  for (const [, database] of databases()) rows.push(...(await database.prepare("SELECT version, seq FROM json_dataset_chunks WHERE dataset_id = ? ORDER BY version, seq").bind(datasetId).all()).results);
+  return rows;
+}
 
 describe("POST and GET: data is stored and answered byte for byte", () => {
   it("creates (201, Location, ETag) and reads back the exact text sent, in one round trip each", async () => {
@@ -92,7 +98,7 @@ describe("POST and GET: data is stored and answered byte for byte", () => {
 
   it("stores the FILE_SIZE of a dataset as its data's UTF-8 bytes", async () => {
     const { json } = await createDataset('{"s":"€"}');
-    const row = await env.DB.prepare("SELECT data_bytes FROM json_datasets WHERE id = ?").bind(json.id).first<{ data_bytes: number }>();
+    const row = await (await databaseOf(account.id)).prepare("SELECT data_bytes FROM json_datasets WHERE id = ?").bind(json.id).first<{ data_bytes: number }>();
     expect(row!.data_bytes).toBe(new TextEncoder().encode('{"s":"€"}').length);
   });
 });
@@ -257,7 +263,9 @@ describe("DELETE /api/json-datasets/{id}", () => {
     const { json } = await createDataset('{"a":1}', "doomed", as(owner));
     expect((await call("DELETE", `/api/accounts/${doomed.id}`)).status).toBe(204);
     expect(await chunkRows(json.id)).toEqual([]);
-    expect(await env.DB.prepare("SELECT count(*) AS n FROM json_datasets WHERE account_id = ?").bind(doomed.id).first("n")).toBe(0);
+    for (const [binding, database] of databases()) {
+      expect(await database.prepare("SELECT count(*) AS n FROM json_datasets WHERE account_id = ?").bind(doomed.id).first("n"), binding).toBe(0);
+    }
   });
 });
 

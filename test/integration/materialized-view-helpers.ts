@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { as, call, type CallResult, type TestUser } from "./helpers";
+import { as, call, databases, type CallResult, type TestUser } from "./helpers";
 import { createSource, fieldsPath, nativeField, type SourceJson } from "./source-helpers";
 
 /** Helpers for the materialized-view tests: sources whose fields name their table, view bodies, and the headers of deprecated answers. */
@@ -74,13 +73,19 @@ export function expectDeprecated(res: CallResult) {
   });
 }
 
-/** Views whose source or target connection no longer exists in their account (must never be any). */
+/** Views whose source or target connection no longer exists in their account, on any database (must never be any). */
 export async function danglingViews(): Promise<unknown[]> {
-  const rows = await env.DB.prepare(
-    `SELECT mv.id FROM materialized_views mv
-     WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.account_id = mv.account_id AND s.id = mv.source_id)
-        OR (mv.target_connection_id IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM connections c WHERE c.account_id = mv.account_id AND c.id = mv.target_connection_id))`,
-  ).all();
-  return rows.results;
+  const dangling: unknown[] = [];
+  for (const [, database] of databases()) {
+    const rows = await database
+      .prepare(
+        `SELECT mv.id FROM materialized_views mv
+         WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.account_id = mv.account_id AND s.id = mv.source_id)
+            OR (mv.target_connection_id IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM connections c WHERE c.account_id = mv.account_id AND c.id = mv.target_connection_id))`,
+      )
+      .all();
+    dangling.push(...rows.results);
+  }
+  return dangling;
 }

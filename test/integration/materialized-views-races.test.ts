@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, expectError, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, databaseOf, expectError, type TestUser } from "./helpers";
 import { connectionBody, createConnection } from "./connection-helpers";
 import { createOrdersSource, createView, danglingViews, postView, viewBody, viewName, viewPath } from "./materialized-view-helpers";
 import { sourcePath } from "./source-helpers";
@@ -92,8 +91,10 @@ describe("the database itself holds a view's source and target connection", () =
     await createView(admin, viewBody(source.id, {}, { storageSettings: { targetStorage: { connectionId: connection.id } } }));
     const other = await createAccount();
     const theirs = await createOrdersSource(await createUser(other.id, { groups: ["Users", "Administrators"] }));
+    // The rows are written, and deleted, on the database of admin's account.
+    const db = await databaseOf(admin.accountId);
     const row = (accountId: string, sourceId: string, connectionId: string | null) =>
-      env.DB.prepare(
+      db.prepare(
         `INSERT INTO materialized_views (id, account_id, name, source_id, definition, target_connection_id, definition_query, created_by_user_id, created_date, last_modified_by_user_id, last_modified_date)
          VALUES (?, ?, ?, ?, '{}', ?, 'SELECT 1', 'u', 'd', 'u', 'd')`,
       )
@@ -104,8 +105,8 @@ describe("the database itself holds a view's source and target connection", () =
     await refused(() => row(accountId, crypto.randomUUID(), null));
     await refused(() => row(accountId, theirs.id, null));
     await refused(() => row(accountId, source.id, "no-such-connection"));
-    await refused(() => env.DB.prepare("DELETE FROM sources WHERE id = ?").bind(source.id).run());
-    await refused(() => env.DB.prepare("DELETE FROM connections WHERE account_id = ? AND id = ?").bind(accountId, connection.id).run());
+    await refused(() => db.prepare("DELETE FROM sources WHERE id = ?").bind(source.id).run());
+    await refused(() => db.prepare("DELETE FROM connections WHERE account_id = ? AND id = ?").bind(accountId, connection.id).run());
     expect(await danglingViews()).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { as, call, type CallResult, type TestUser } from "./helpers";
+import { as, call, snapshotRows, type CallResult, type TestUser } from "./helpers";
 
 /**
  * Helpers for the source and source-field tests: creating sources through the API and
@@ -74,12 +74,12 @@ export const STANDARD_FIELDS = [
 
 export const STANDARD_FIELD_NAMES = ["carrier", "price", "qty", "origin_city", "dest_city", "order_date"];
 
-/** Rows of the source's own tables that belong to `sourceId`, from a dbSnapshot. */
+/** Rows of the source's own tables that belong to `sourceId`, from a dbSnapshot (every database). */
 export function rowsOfSource(snapshot: Record<string, unknown[]>, sourceId: string) {
   const counts: Record<string, number> = {};
   for (const table of ["sources", "source_items", "source_permissions", "source_references"]) {
     const column = table === "sources" ? "id" : "source_id";
-    counts[table] = (snapshot[table] ?? []).filter((row) => (row as Record<string, unknown>)[column] === sourceId).length;
+    counts[table] = snapshotRows(snapshot, table).filter((row) => row[column] === sourceId).length;
   }
   return counts;
 }

@@ -1,7 +1,6 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { folders, makeFolder } from "./folder-helpers";
-import { as, call, createAccount, createUser, expectError, type TestUser } from "./helpers";
+import { as, call, countOnEveryDatabase, createAccount, createAccountBeside, createUser, databaseOf, expectError, type TestUser } from "./helpers";
 import { createSource, sourceName } from "./source-helpers";
 
 /** Deleting a user who owns objects: ownership moves with `transferTo` in the delete's batch, or the delete is refused. */
@@ -15,17 +14,14 @@ beforeAll(async () => {
 
 const owner = () => createUser(account.id, { groups: ["Users", "Administrators"] });
 
-/** Every row naming `userId` as owner or grantee, straight from D1. */
-async function rowsNaming(userId: string): Promise<number> {
-  const row = await env.DB.prepare(
+/** Every row naming `userId` as owner or grantee, straight from D1 (every database). */
+const rowsNaming = (userId: string): Promise<number> =>
+  countOnEveryDatabase(
     `SELECT (SELECT count(*) FROM sources WHERE owner_user_id = ?1) + (SELECT count(*) FROM folders WHERE owner_user_id = ?1)
           + (SELECT count(*) FROM source_permissions WHERE principal_id = ?1) + (SELECT count(*) FROM folder_acl WHERE principal_id = ?1)
           + (SELECT count(*) FROM folder_tree_state WHERE user_id = ?1) AS n`,
-  )
-    .bind(userId)
-    .first<{ n: number }>();
-  return row!.n;
-}
+    userId,
+  );
 
 describe("DELETE /api/users/{id} of a user who owns objects", () => {
   it("is refused with 409 listing what it owns (type, id, name), and nothing changes", async () => {
@@ -50,7 +46,7 @@ describe("DELETE /api/users/{id} of a user who owns objects", () => {
     const res = await call("DELETE", `/api/users/${frank.id}?transferTo=${heir.id}`, { as: as(admin) });
     expect(res.status).toBe(204);
     expect((await call("GET", `/api/sources/${source.id}`, { as: as(heir) })).json.ownerUserId).toBe(heir.id);
-    const row = await env.DB.prepare("SELECT owner_user_id FROM folders WHERE id = ?").bind(folder.id).first<{ owner_user_id: string }>();
+    const row = await (await databaseOf(account.id)).prepare("SELECT owner_user_id FROM folders WHERE id = ?").bind(folder.id).first<{ owner_user_id: string }>();
     expect(row!.owner_user_id).toBe(heir.id);
     expect(await rowsNaming(frank.id)).toBe(0);
   });
@@ -85,11 +81,11 @@ describe("DELETE /api/users/{id} of a user who owns objects", () => {
       ]);
       expect([201, 401, 409]).toContain(created.status);
       expect([204, 409]).toContain(deleted.status);
-      const exists = (await env.DB.prepare("SELECT count(*) AS n FROM users WHERE id = ?").bind(frank.id).first<{ n: number }>())!.n;
+      const exists = await countOnEveryDatabase("SELECT count(*) AS n FROM users WHERE id = ?", frank.id);
       if (!exists) expect(await rowsNaming(frank.id)).toBe(0);
       // Whatever the order, the source (if made) names an existing user.
-      const orphans = await env.DB.prepare("SELECT count(*) AS n FROM sources s WHERE s.owner_user_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.owner_user_id)").first<{ n: number }>();
-      expect(orphans!.n).toBe(0);
+      const orphans = await countOnEveryDatabase("SELECT count(*) AS n FROM sources s WHERE s.owner_user_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.owner_user_id)");
+      expect(orphans).toBe(0);
     }
   });
 
@@ -104,7 +100,7 @@ describe("DELETE /api/users/{id} of a user who owns objects", () => {
       ]);
       expect(deleted.status).toBe(204);
       if (created.status === 201) {
-        const owner = await env.DB.prepare("SELECT owner_user_id AS id FROM sources WHERE id = ?").bind(created.json.id).first<{ id: string }>();
+        const owner = await (await databaseOf(account.id)).prepare("SELECT owner_user_id AS id FROM sources WHERE id = ?").bind(created.json.id).first<{ id: string }>();
         expect(owner!.id).toBe(heir.id);
       } else expect([401, 409]).toContain(created.status);
       expect(await rowsNaming(frank.id)).toBe(0);
@@ -115,12 +111,13 @@ describe("DELETE /api/users/{id} of a user who owns objects", () => {
     const frank = await owner();
     const source = await createSource(frank);
     const folder = await makeFolder(frank, "Guarded");
-    const stranger = await createUser((await createAccount()).id);
+    const stranger = await createUser((await createAccountBeside(account.id)).id);
+    const db = await databaseOf(account.id);
     for (const ghost of ["ghost-user", stranger.id]) {
-      await expect(env.DB.prepare("UPDATE sources SET owner_user_id = ? WHERE id = ?").bind(ghost, source.id).run()).rejects.toThrow(/owner_user_missing/);
-      await expect(env.DB.prepare("UPDATE folders SET owner_user_id = ? WHERE id = ?").bind(ghost, folder.id).run()).rejects.toThrow(/owner_user_missing/);
+      await expect(db.prepare("UPDATE sources SET owner_user_id = ? WHERE id = ?").bind(ghost, source.id).run()).rejects.toThrow(/owner_user_missing/);
+      await expect(db.prepare("UPDATE folders SET owner_user_id = ? WHERE id = ?").bind(ghost, folder.id).run()).rejects.toThrow(/owner_user_missing/);
       await expect(
-        env.DB.prepare("INSERT INTO source_permissions (source_id, account_id, principal_type, principal_id, permission) VALUES (?, ?, 'USER', ?, 'READ')").bind(source.id, account.id, ghost).run(),
+        db.prepare("INSERT INTO source_permissions (source_id, account_id, principal_type, principal_id, permission) VALUES (?, ?, 'USER', ?, 'READ')").bind(source.id, account.id, ghost).run(),
       ).rejects.toThrow(/owner_user_missing/);
     }
   });

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   as,
   call,
+  countOnEveryDatabase,
   createAccount,
   createGroup,
   createUser,
@@ -212,8 +212,7 @@ describe("users: update and delete", () => {
     expectError(await call("GET", `/api/users/${user.id}`), 404, "NOT_FOUND");
     expectError(await call("DELETE", `/api/users/${user.id}`), 404, "NOT_FOUND");
     expectUnauthenticated(await call("GET", "/api/users", { as: as(user) }), "/api/users");
-    const links = await env.DB.prepare("SELECT count(*) AS n FROM user_groups WHERE user_id = ?").bind(user.id).first<{ n: number }>();
-    expect(links!.n).toBe(0);
+    expect(await countOnEveryDatabase("SELECT count(*) AS n FROM user_groups WHERE user_id = ?", user.id)).toBe(0);
   });
 
   it("a user cannot delete itself (409 CANNOT_DELETE_SELF)", async () => {

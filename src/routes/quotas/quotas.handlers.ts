@@ -5,7 +5,7 @@ import type { Database } from "../../db/client";
 import { compiled } from "../../db/compiled";
 import { consumptionOf } from "../../db/quota";
 import { accounts, quotaLimits, quotas } from "../../db/schema";
-import { inScope, scopeOf } from "../../db/scope";
+import { inScope, placedForWrite, scopeOf } from "../../db/scope";
 import { QUOTA_TYPES, type QuotaLine } from "../../domain/quota";
 import { notFound } from "../../lib/errors";
 import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
@@ -65,6 +65,8 @@ export const refresh: AppRouteHandler<typeof routes.refresh> = async (c) => {
 
 export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
   const body = c.req.valid("json");
+  // The supervisor names the account in the body: the request runs on that account's shard (db/shards/routing.ts).
+  await placedForWrite(c, body.accountId);
   const db = c.get("db");
   const principal = c.get("principal");
   const existing = await db
