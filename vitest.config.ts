@@ -22,18 +22,32 @@ export default defineConfig(async () => {
         },
         integrationProject("integration", migrations, { include: ["test/integration/**/*.test.ts"], exclude: ["test/integration/shards/**"] }),
         // DB is the directory and the first shard, SHARD_2 the second.
-        integrationProject("integration-shards", migrations, { include: SHARDED_SUITE, shards: ["DB", "SHARD_2"] }),
+        integrationProject("integration-shards", migrations, { include: ["test/integration/**/*.test.ts"], exclude: SHARDED_EXCLUDE, shards: ["DB", "SHARD_2"] }),
       ],
     },
   };
 });
 
 /**
- * The test files that also run over a directory and two shards. Issue 21 is built in steps: a file
- * joins this list once everything it exercises routes by account (docs/sharding.md, "Status").
- * SHARDED_SUITE=all runs every integration file over the two shards, to see what is left.
+ * The integration files not yet run over a directory and two shards (docs/sharding.md, "Status"):
+ * every other one runs in both configurations. A file leaves this list once it passes over two
+ * shards; SHARDED_SUITE=all runs these too, to see what is left.
  */
-const SHARDED_SUITE = process.env.SHARDED_SUITE === "all" ? ["test/integration/**/*.test.ts"] : ["test/integration/shards/**/*.test.ts"];
+const NOT_YET_OVER_SHARDS = [
+  // User names are unique per database only, not yet across shards.
+  "test/integration/users.test.ts",
+  // The lagging-replica test double binds one database (DB and its REPLICA_DB).
+  "test/integration/replication.test.ts",
+  // Read sign-in rows and events on DB directly, and count one database's round trips: shards/round-trips.test.ts counts them over two.
+  "test/integration/auth.test.ts",
+  "test/integration/audit-races.test.ts",
+  "test/integration/round-trips.test.ts",
+  // The generated fuzz and privilege matrices: not yet run over two shards.
+  "test/integration/conformance-fuzz-1.test.ts",
+  "test/integration/conformance-fuzz-2.test.ts",
+  "test/integration/conformance-privileges.test.ts",
+];
+const SHARDED_EXCLUDE = process.env.SHARDED_SUITE === "all" ? [] : NOT_YET_OVER_SHARDS;
 
 const TEST_BINDINGS = {
   SUPERVISOR_USERNAME: "supervisor",
