@@ -142,6 +142,17 @@ export async function createGroup(accountId: string, name: string, privileges: s
   return res.json as { id: string; name: string; privileges: string[] };
 }
 
+/** Asks `probe` every 150 ms until it answers something (a delivery received, a row written after the answer), at most `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
 export const as = (user: TestUser) => ({ username: user.username, password: user.password });
 
 /**

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
 import { WEBHOOK_SWEEP_CRON } from "../../src/webhooks/cron";
 import { allEverywhere, countEverywhere } from "./every-database";
-import { as, buildRequest, call, createAccount, createUser, databaseOf, expectError, unique, type Credentials, type TestUser } from "./helpers";
+import { as, buildRequest, call, createAccount, createUser, databaseOf, expectError, unique, waitFor, type Credentials, type TestUser } from "./helpers";
 import { createMetricSource, metricPath } from "./metric-helpers";
 
 /**
@@ -47,16 +47,6 @@ async function received(name: string): Promise<Received[]> {
 }
 
 const idsOf = (list: Received[]) => list.map((r) => r.headers["webhook-id"]);
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 /** The request's audit events (ids and actions), from D1. */
 async function eventsOfRequest(res: { headers: Headers }) {

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../../src/index";
 import { WEBHOOK_SWEEP_CRON } from "../../../src/webhooks/cron";
-import { as, buildRequest, call, createAccount, createUser, DEFAULT_ACCOUNT_ID, expectError, unique, type TestUser } from "../helpers";
+import { as, buildRequest, call, createAccount, createUser, DEFAULT_ACCOUNT_ID, expectError, unique, waitFor, type TestUser } from "../helpers";
 import { bearerFor, createClient, roundTrips } from "../trusted-access-helpers";
 
 /**
@@ -35,15 +35,6 @@ const count = async (database: D1Database, query: string, ...params: unknown[]) 
 type Received = { headers: Record<string, string>; body: string; answered: number | null };
 const received = async (name: string): Promise<Received[]> => (await fetch(`${RECEIVER}/received/${name}`)).json();
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 async function subscribe(who: ReturnType<typeof as> | undefined, events: string[]) {
   const name = unique("hook");
