@@ -183,6 +183,13 @@ export const ROUTING_TRIPS = (() => {
   };
 })();
 
+/** The binding of the database holding an account's rows, as its directory row names it (DB for NULL). */
+export async function shardNameOf(accountId: string): Promise<"DB" | "SHARD_2"> {
+  const row = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<{ shard: string | null }>();
+  if (!row) throw new Error(`no directory row for ${accountId}`);
+  return (row.shard ?? "DB") as "DB" | "SHARD_2";
+}
+
 /** The database holding an account's rows: the one its directory row names (DB for NULL, and on one database). */
 export async function databaseOf(accountId: string): Promise<D1Database> {
   return env[(await bindingOf(accountId)) as "DB"] as D1Database;

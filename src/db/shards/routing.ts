@@ -120,24 +120,19 @@ export const isPlaced = (c: Context<AppEnv>): boolean => c.get("shardRoute")?.se
  * credential is cached with its account). An unknown name is placed on the directory's database,
  * where its look-up finds nothing.
  */
-export async function placeByUserName(c: Context<AppEnv>, username: string): Promise<void> {
-  const route = c.get("shardRoute");
-  if (!route) return;
-  const accountId = await askEveryShard(c, "SELECT account_id FROM users WHERE name = ?", username);
-  if (accountId) return placeRequest(c, accountId);
-  placeOnDirectory(route, c);
-}
+export const placeByUserName = (c: Context<AppEnv>, username: string) => placeByAskingEveryShard(c, "SELECT account_id FROM users WHERE name = ?", username);
 
 /**
  * Places a bearer request whose token this isolate has not verified yet: every shard is asked at
- * once which account holds the token (tokens live with their user, on its shard; one round trip
- * of latency, one counted per shard). A token no shard holds is placed on the directory's
- * database, where its verification finds nothing.
+ * once which account holds the token (tokens live with their user, on its shard). A token no shard
+ * holds is placed on the directory's database, where its verification finds nothing.
  */
-export async function placeByToken(c: Context<AppEnv>, digest: string): Promise<void> {
+export const placeByToken = (c: Context<AppEnv>, digest: string) => placeByAskingEveryShard(c, "SELECT account_id FROM access_tokens WHERE token_hash = ?", digest);
+
+async function placeByAskingEveryShard(c: Context<AppEnv>, query: string, value: string): Promise<void> {
   const route = c.get("shardRoute");
   if (!route) return;
-  const accountId = await askEveryShard(c, "SELECT account_id FROM access_tokens WHERE token_hash = ?", digest);
+  const accountId = await askEveryShard(c, query, value);
   if (accountId) return placeRequest(c, accountId);
   placeOnDirectory(route, c);
 }

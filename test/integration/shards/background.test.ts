@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../../src/index";
 import { WEBHOOK_SWEEP_CRON } from "../../../src/webhooks/cron";
-import { as, buildRequest, call, createAccount, createUser, DEFAULT_ACCOUNT_ID, expectError, unique, waitFor, type TestUser } from "../helpers";
+import { as, buildRequest, call, createAccount, createUser, DEFAULT_ACCOUNT_ID, expectError, unique, waitFor, type TestUser, shardNameOf } from "../helpers";
 import { bearerFor, createClient, roundTrips } from "../trusted-access-helpers";
 
 /**
@@ -13,13 +13,8 @@ import { bearerFor, createClient, roundTrips } from "../trusted-access-helpers";
  * account, which live in the directory.
  */
 const RECEIVER = inject("connectorServers").webhookReceiverUrl;
-const DATABASES = { DB: env.DB, SHARD_2: env.SHARD_2 } as const;
-type ShardName = keyof typeof DATABASES;
 
-async function shardOf(accountId: string): Promise<ShardName> {
-  const row = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<{ shard: string | null }>();
-  return (row?.shard ?? "DB") as ShardName;
-}
+const shardOf = shardNameOf;
 
 /** An account on SHARD_2 (new accounts go to the shard with the fewest: at most a few tries). */
 async function accountOnShard2() {

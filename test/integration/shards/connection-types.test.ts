@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, expectError, unique, type TestUser } from "../helpers";
+import { as, call, createAccount, createUser, expectError, unique, type TestUser, shardNameOf } from "../helpers";
 import { callWithVars, connectionBody, createConnection, roundTrips } from "../connection-helpers";
 
 /**
@@ -12,11 +12,7 @@ import { callWithVars, connectionBody, createConnection, roundTrips } from "../c
 const DATABASES = { DB: env.DB, SHARD_2: env.SHARD_2 } as const;
 type ShardName = keyof typeof DATABASES;
 
-async function shardOf(accountId: string): Promise<ShardName> {
-  const row = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<{ shard: string | null }>();
-  if (!row) throw new Error(`no directory row for ${accountId}`);
-  return (row.shard ?? "DB") as ShardName;
-}
+const shardOf = shardNameOf;
 
 /** The type's row and its list of accounts as one database holds them (null: no row). */
 async function typeOn(name: ShardName, id: string) {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { as, call, createAccount, createGroup, createUser, expectError, unique } from "../helpers";
+import { as, call, createAccount, createGroup, createUser, expectError, unique, shardNameOf } from "../helpers";
 
 /**
  * POST /api/accounts/{id}/move through the Worker over a directory (DB) and two shards (DB,
@@ -9,8 +9,7 @@ import { as, call, createAccount, createGroup, createUser, expectError, unique }
 const DATABASES = { DB: env.DB, SHARD_2: env.SHARD_2 } as const;
 type ShardName = keyof typeof DATABASES;
 
-const shardOf = async (accountId: string) =>
-  (((await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first("shard")) as string | null) ?? "DB") as ShardName;
+const shardOf = shardNameOf;
 const groupsOn = async (database: D1Database, accountId: string) =>
   (await database.prepare("SELECT id FROM groups WHERE account_id = ? ORDER BY id").bind(accountId).all<{ id: string }>()).results.map((r) => r.id);
 const other = (name: ShardName): ShardName => (name === "DB" ? "SHARD_2" : "DB");

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { accountOwnedTables, as, call, createAccount, createGroup, createUser, DEFAULT_ACCOUNT_ID, expectError, unique } from "../helpers";
+import { accountOwnedTables, as, call, createAccount, createGroup, createUser, DEFAULT_ACCOUNT_ID, expectError, unique, shardNameOf } from "../helpers";
 
 /**
  * The Worker over a directory and two shards (vitest.config.ts, project integration-shards): DB is
@@ -10,11 +10,7 @@ import { accountOwnedTables, as, call, createAccount, createGroup, createUser, D
 const SHARDS = { DB: env.DB, SHARD_2: env.SHARD_2 } as const;
 type ShardName = keyof typeof SHARDS;
 
-async function shardOf(accountId: string): Promise<ShardName> {
-  const row = await env.DB.prepare("SELECT shard FROM accounts WHERE id = ?").bind(accountId).first<{ shard: string | null }>();
-  if (!row) throw new Error(`no directory row for ${accountId}`);
-  return (row.shard ?? "DB") as ShardName;
-}
+const shardOf = shardNameOf;
 
 /** How many rows of the account each database holds, table by table (only tables with rows). */
 async function rowsOn(database: D1Database, accountId: string): Promise<Record<string, number>> {
