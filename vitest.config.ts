@@ -34,8 +34,6 @@ export default defineConfig(async () => {
  * shards; SHARDED_SUITE=all runs these too, to see what is left.
  */
 const NOT_YET_OVER_SHARDS = [
-  // User names are unique per database only, not yet across shards.
-  "test/integration/users.test.ts",
   // The lagging-replica test double binds one database (DB and its REPLICA_DB).
   "test/integration/replication.test.ts",
   // Read sign-in rows and events on DB directly, and count one database's round trips: shards/round-trips.test.ts counts them over two.

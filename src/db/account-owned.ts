@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client";
-import { accessTokens, accountMoves, accounts, calendarReferences, calendars, connections, connectionTypeAccounts, folderAcl, folderItems, folders, folderTreeState, groups, jsonDatasetChunks, jsonDatasets, materializedViews, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userAttributes, userGroups, users, webhooks } from "./schema";
+import { accessTokens, accountMoves, accounts, calendarReferences, calendars, connections, connectionTypeAccounts, folderAcl, folderItems, folders, folderTreeState, groups, jsonDatasetChunks, jsonDatasets, materializedViews, quotaLimits, quotas, sourceItems, sourcePermissions, sourceReferences, sources, userAttributes, userGroups, userNames, users, webhooks } from "./schema";
 
 /**
  * Everything an account owns, children before parents. Deleting an account deletes these
@@ -30,6 +30,8 @@ export const ACCOUNT_OWNED_TABLES = [
   accessTokens,
   // The directory's record of the account's move in progress (db/shards).
   accountMoves,
+  // The directory's claims of its users' names (db/shards/user-names.ts).
+  userNames,
   userAttributes,
   userGroups,
   quotaLimits,

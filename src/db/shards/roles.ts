@@ -13,6 +13,7 @@ import {
   folderTooDeepGuard,
   quotaGuard,
   trustedAccessClients,
+  userNames,
   webhookDeliveries,
   webhookDispatched,
   webhooks,
@@ -37,13 +38,14 @@ import {
  *   whole list (db/shards/directory-copies.ts): its connections' foreign key to their type, and its
  *   users' reads of the types their account may use, work on the shard.
  * - account_moves: the move in progress of an account, which a restarted move resumes from.
+ * - user_names: every user's name, unique across the shards (db/shards/user-names.ts).
  *
  * Users and access_tokens stay on the shard: the owner triggers and foreign keys of sources,
  * folders and grants name users, and the bearer check joins a token to its user. A cold Basic
  * sign-in, or a bearer token this isolate has not verified yet, asks every shard at once
  * (db/shards/routing.ts).
  */
-export const DIRECTORY_TABLES = [accounts, trustedAccessClients, connectionTypes, connectionTypeAccounts, accountMoves] as const;
+export const DIRECTORY_TABLES = [accounts, userNames, trustedAccessClients, connectionTypes, connectionTypeAccounts, accountMoves] as const;
 
 /** The shards: every account-owned table (db/account-owned.ts) but the directory's above and webhooks (split, below), kept with their account. */
 export const SHARD_TABLES = ACCOUNT_OWNED_TABLES.filter((t) => !(DIRECTORY_TABLES as readonly unknown[]).includes(t) && t !== webhooks);

@@ -11,6 +11,7 @@ import { compiled } from "../../db/compiled";
 import { accountMoves, accounts, connectionTypeAccounts, groups, type AccountAttribute } from "../../db/schema";
 import { countPerShard, forgetPlacement, placeByAccountName, placeNewAccount, shardIsDirectory } from "../../db/shards/routing";
 import { writeAcross } from "../../db/shards/write-across";
+import { releaseUserNamesOf } from "../../db/shards/user-names";
 import { deleteAccountFromTypeCopies } from "../../db/shards/directory-copies";
 import { shardOfRow } from "../../db/shards/config";
 import { refuseBesideWrapper } from "../../lib/aliases";
@@ -234,6 +235,8 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
         ? []
         : [d.delete(accountMoves).where(eq(accountMoves.accountId, id)), d.delete(connectionTypeAccounts).where(eq(connectionTypeAccounts.accountId, id)), d.delete(accounts).where(eq(accounts.id, id))],
     shard: (d) => deleteAccountStatements(d, id),
+    // Its users' names, once they are gone (on one database, deleteAccountStatements' own).
+    after: (d) => (shardIsDirectory(c) ? [] : [releaseUserNamesOf(d, { accountId: id })]),
   });
   invalidateAccount(id);
   forgetPlacement(id);

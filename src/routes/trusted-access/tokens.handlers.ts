@@ -8,6 +8,8 @@ import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guar
 import type { Database } from "../../db/client";
 import { accessTokens, accounts, userAttributes, userGroups, users } from "../../db/schema";
 import { clientCheckedAfter, clientConfirmed, clientStub } from "../../db/shards/clients";
+import { claimUserName, freeStaleUserName, releaseUserName, userNameHolder } from "../../db/shards/user-names";
+import { writeAcross } from "../../db/shards/write-across";
 import { shardOfRow } from "../../db/shards/config";
 import { askEveryShard, placeByUserName, placeRequest, rememberPlacement } from "../../db/shards/routing";
 import { NO_PASSWORD } from "../../domain/passwords";
@@ -167,29 +169,35 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
     { accountId, action: "token.issue", target: { type: "token", id: token.tokenId, name: body.username } },
   );
   try {
-    await db.batch([
-      refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT (${trusted})`, "trusted-access push"),
-      ...userWrites(db, { userId, accountId, existing: existing !== null, client, at: new Date(nowMs).toISOString() }, body),
-      // Groups given replace the memberships (json_each: one bound parameter however many groups).
-      ...(groups
-        ? [
-            db.delete(userGroups).where(eq(userGroups.userId, userId)),
-            db.insert(userGroups).select(sql`SELECT ${userId}, value, ${accountId} FROM json_each(${JSON.stringify(groups.map((g) => g.id))})`),
-          ]
-        : []),
-      ...(body.attributes
-        ? [
-            db.delete(userAttributes).where(eq(userAttributes.userId, userId)),
-            db
-              .insert(userAttributes)
-              .select(sql`SELECT ${userId}, ${accountId}, json_extract(value, '$.key'), json_extract(value, '$.values') FROM json_each(${JSON.stringify(body.attributes)})`),
-          ]
-        : []),
-      ...stubIfNeeded(c, db, client, nowMs),
-      insertToken(db, token, { userId, accountId, clientId: client.clientId }, nowMs),
-      sweepExpiredTokens(db, nowMs),
-    ]);
+    // A new user's name is claimed in the directory first (db/shards/user-names.ts).
+    await writeAcross(c, {
+      directory: (d) => (existing ? [] : [claimUserName(d, { name: body.username, userId, accountId })]),
+      shard: (d) => [
+        refuseWhen(d, WRITE_CONFLICT_GUARD, sql`NOT (${trusted})`, "trusted-access push"),
+        ...userWrites(d, { userId, accountId, existing: existing !== null, client, at: new Date(nowMs).toISOString() }, body),
+        // Groups given replace the memberships (json_each: one bound parameter however many groups).
+        ...(groups
+          ? [
+              d.delete(userGroups).where(eq(userGroups.userId, userId)),
+              d.insert(userGroups).select(sql`SELECT ${userId}, value, ${accountId} FROM json_each(${JSON.stringify(groups.map((g) => g.id))})`),
+            ]
+          : []),
+        ...(body.attributes
+          ? [
+              d.delete(userAttributes).where(eq(userAttributes.userId, userId)),
+              d
+                .insert(userAttributes)
+                .select(sql`SELECT ${userId}, ${accountId}, json_extract(value, '$.key'), json_extract(value, '$.values') FROM json_each(${JSON.stringify(body.attributes)})`),
+            ]
+          : []),
+        ...stubIfNeeded(c, d, client, nowMs),
+        insertToken(d, token, { userId, accountId, clientId: client.clientId }, nowMs),
+        sweepExpiredTokens(d, nowMs),
+      ],
+      undo: (d) => (existing ? [] : [releaseUserName(d, body.username, userId)]),
+    });
   } catch (err) {
+    if (isConstraintError(err, "UNIQUE", "user_names.name")) return nameClaimedMeanwhile(c, body, accountId);
     // Refused by the guard; the name taken meanwhile; a group, account or user gone meanwhile.
     if (refusedBy(err, WRITE_CONFLICT_GUARD) || isConstraintError(err, "UNIQUE", "users.name") || isConstraintError(err, "FOREIGN KEY")) return "conflict";
     throw err;
@@ -197,6 +205,17 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
   // Its groups may have changed: this isolate's cached Basic sign-ins of the user go.
   if (existing) invalidateUser(userId);
   return confirmOrWithdraw(c, client, token, { accountId, username: body.username }, nowMs);
+}
+
+/**
+ * A new user's name claimed meanwhile: by a stale claim (freed) or a user of this account (read
+ * again, it is there now), a conflict and one more attempt; by a user of another account, refused.
+ */
+async function nameClaimedMeanwhile(c: Context<AppEnv>, body: PushRequest, accountId: string): Promise<"conflict"> {
+  if (await freeStaleUserName(c, body.username)) return "conflict";
+  const holder = await userNameHolder(c, body.username);
+  if (holder !== undefined && holder !== accountId) throw refusalError("user-of-another-account", body);
+  return "conflict";
 }
 
 /** What a push set on an existing user: the members it sent, with their new values (the user is not read in full first). */

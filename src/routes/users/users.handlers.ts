@@ -8,6 +8,8 @@ import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { accessTokens, folderAcl, folderItems, folders, folderTreeState, sourcePermissions, sources, userAttributes, userGroups, users } from "../../db/schema";
 import { accountForList, placedForWrite, scopeOf, scoped } from "../../db/scope";
+import { claimUserName, isUserNameTaken, releaseUserName, releaseUserNamesOf, withUserName } from "../../db/shards/user-names";
+import { writeAcross } from "../../db/shards/write-across";
 import { hashPassword } from "../../domain/passwords";
 import { isSupervisorName } from "../../domain/usernames";
 import type { Principal } from "../../domain/principal";
@@ -78,10 +80,12 @@ function refuseReservedName(name: string, supervisorName: string | undefined): v
   if (isSupervisorName(name, supervisorName)) throw duplicated(`The name '${name}' is reserved`);
 }
 
+const concurrentlyChanged = () => new ApiError("PRECONDITION_FAILED", "The user was changed concurrently; reload it and retry");
+
 const nameTaken = (name: string) => duplicated(`A user named '${name}' already exists`);
 
 function mapWriteError(err: unknown, name: string): never {
-  if (isConstraintError(err, "UNIQUE")) throw nameTaken(name);
+  if (isUserNameTaken(err)) throw nameTaken(name);
   if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.accountId", "No such account");
   throw err;
 }
@@ -122,12 +126,16 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     passwordHash: password.hash,
     ...audit,
   };
-  c.get("audit").record({ accountId, action: "user.create", target: { type: "user", id, name: body.name } });
   try {
-    await db.batch([
-      db.insert(users).values(values),
-      ...groupRows.map((g) => db.insert(userGroups).values({ userId: id, groupId: g.id, accountId })),
-    ]);
+    await withUserName(c, body.name, () => {
+      c.get("audit").record({ accountId, action: "user.create", target: { type: "user", id, name: body.name } });
+      // The name is claimed in the directory first (db/shards/user-names.ts): one batch on one database.
+      return writeAcross(c, {
+        directory: (d) => [claimUserName(d, { name: body.name, userId: id, accountId })],
+        shard: (d) => [d.insert(users).values(values), ...groupRows.map((g) => d.insert(userGroups).values({ userId: id, groupId: g.id, accountId }))],
+        undo: (d) => [releaseUserName(d, body.name, id)],
+      });
+    });
   } catch (err) {
     mapWriteError(err, body.name);
   }
@@ -181,28 +189,41 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   // Group links are replaced only if the guarded update won: its new revision is unique to this write.
   const won = sql`EXISTS (SELECT 1 FROM users WHERE id = ${id} AND revision = ${changes.revision})`;
   const after = toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) });
-  c.get("audit").recordIf(rowHasRevision("users", id, changes.revision), {
-    accountId: current.accountId,
-    action: "user.update",
-    target: { type: "user", id, name: body.name },
-    changes: [...diffMembers(toUser(current), after), ...(password ? [secretChanged("password")] : [])],
-  });
+  // A new name is claimed in the directory (db/shards/user-names.ts), and must not outlive a write
+  // that lost: a rename fails its whole batch when the guarded update missed; its old name goes after.
+  const renamed = body.name !== current.name;
   let results;
   try {
-    results = await db.batch([
-      db
-        .update(users)
-        .set(changes)
-        .where(and(eq(users.id, id), ifMatchGuard(c, users.revision, current.revision)))
-        .returning({ id: users.id }),
-      db.delete(userGroups).where(and(eq(userGroups.userId, id), won)),
-      // A query builder, not db.run(sql): Drizzle's D1 batch cannot bind the parameters of a raw statement.
-      ...groupRows.map((g) => db.insert(userGroups).select(sql`SELECT ${id}, ${g.id}, ${current.accountId} WHERE ${won}`)),
-    ]);
+    results = await withUserName(c, body.name, async () => {
+      c.get("audit").recordIf(rowHasRevision("users", id, changes.revision), {
+        accountId: current.accountId,
+        action: "user.update",
+        target: { type: "user", id, name: body.name },
+        changes: [...diffMembers(toUser(current), after), ...(password ? [secretChanged("password")] : [])],
+      });
+      const written = await writeAcross(c, {
+        directory: (d) => (renamed ? [claimUserName(d, { name: body.name, userId: id, accountId: current.accountId })] : []),
+        shard: (d) => [
+          d
+            .update(users)
+            .set(changes)
+            .where(and(eq(users.id, id), ifMatchGuard(c, users.revision, current.revision)))
+            .returning({ id: users.id }),
+          d.delete(userGroups).where(and(eq(userGroups.userId, id), won)),
+          // A query builder, not db.run(sql): Drizzle's D1 batch cannot bind the parameters of a raw statement.
+          ...groupRows.map((g) => d.insert(userGroups).select(sql`SELECT ${id}, ${g.id}, ${current.accountId} WHERE ${won}`)),
+          ...(renamed ? [refuseWhen(d, WRITE_CONFLICT_GUARD, sql`NOT ${won}`, "user rename")] : []),
+        ],
+        undo: (d) => (renamed ? [releaseUserName(d, body.name, id)] : []),
+        after: (d) => (renamed ? [releaseUserName(d, current.name, id)] : []),
+      });
+      return written.shard;
+    });
   } catch (err) {
+    if (refusedBy(err, WRITE_CONFLICT_GUARD)) throw concurrentlyChanged();
     mapWriteError(err, body.name);
   }
-  if (results[0].length === 0) throw new ApiError("PRECONDITION_FAILED", "The user was changed concurrently; reload it and retry");
+  if (results[0].length === 0) throw concurrentlyChanged();
   invalidateUser(id);
   c.header("ETag", etagOf(changes.revision));
   return c.json(after, 200);
@@ -272,33 +293,38 @@ async function attemptRemove(c: Context<AppEnv>, id: string, transferTo: string 
   audit.recordIf(ROW_CHANGED, { accountId: current.accountId, action: "user.delete", target: { type: "user", id, name: current.name } });
   const grantsTo = (principalType: SQLiteColumn, principalId: SQLiteColumn) => and(eq(principalType, "USER"), eq(principalId, id));
   try {
-    await db.batch([
-      db.delete(folderTreeState).where(eq(folderTreeState.userId, id)),
-      // Ownership moves in the delete's own transaction; the triggers of migration 0010 refuse an heir deleted meanwhile.
-      ...(transferTo === undefined
-        ? []
-        : [
-            // What is moved is exactly what was read (and recorded): anything else owned now came meanwhile.
-            refuseWhen(
-              db,
-              WRITE_CONFLICT_GUARD,
-              sql`(SELECT count(*) FROM sources WHERE owner_user_id = ${id}) + (SELECT count(*) FROM folders WHERE owner_user_id = ${id} AND project_type != 'PERSONAL') != ${owned.length}`,
-            ),
-            db.update(sources).set({ ownerUserId: transferTo }).where(eq(sources.ownerUserId, id)),
-            db.update(folders).set({ ownerUserId: transferTo }).where(and(eq(folders.ownerUserId, id), ne(folders.projectType, "PERSONAL"))),
-          ]),
-      db.delete(folderItems).where(inArray(folderItems.folderId, db.select({ id: folders.id }).from(folders).where(inPrivateTree(id)))),
-      // One statement for the whole tree: its parent links are checked when the statement ends.
-      db.delete(folders).where(inPrivateTree(id)),
-      // Anything owned now was made after the read (a source created meanwhile): refused, nothing deleted.
-      refuseWhen(db, WRITE_CONFLICT_GUARD, sql`EXISTS (SELECT 1 FROM sources WHERE owner_user_id = ${id}) OR EXISTS (SELECT 1 FROM folders WHERE owner_user_id = ${id})`),
-      db.delete(sourcePermissions).where(grantsTo(sourcePermissions.principalType, sourcePermissions.principalId)),
-      db.delete(folderAcl).where(grantsTo(folderAcl.principalType, folderAcl.principalId)),
-      db.delete(accessTokens).where(eq(accessTokens.userId, id)),
-      db.delete(userAttributes).where(eq(userAttributes.userId, id)),
-      db.delete(userGroups).where(eq(userGroups.userId, id)),
-      db.delete(users).where(eq(users.id, id)),
-    ]);
+    // Its names are let go in the directory once the shard has deleted it (db/shards/user-names.ts).
+    await writeAcross(c, {
+      directory: () => [],
+      after: (d) => [releaseUserNamesOf(d, { userId: id })],
+      shard: (d) => [
+        d.delete(folderTreeState).where(eq(folderTreeState.userId, id)),
+        // Ownership moves in the delete's own transaction; the triggers of migration 0010 refuse an heir deleted meanwhile.
+        ...(transferTo === undefined
+          ? []
+          : [
+              // What is moved is exactly what was read (and recorded): anything else owned now came meanwhile.
+              refuseWhen(
+                d,
+                WRITE_CONFLICT_GUARD,
+                sql`(SELECT count(*) FROM sources WHERE owner_user_id = ${id}) + (SELECT count(*) FROM folders WHERE owner_user_id = ${id} AND project_type != 'PERSONAL') != ${owned.length}`,
+              ),
+              d.update(sources).set({ ownerUserId: transferTo }).where(eq(sources.ownerUserId, id)),
+              d.update(folders).set({ ownerUserId: transferTo }).where(and(eq(folders.ownerUserId, id), ne(folders.projectType, "PERSONAL"))),
+            ]),
+        d.delete(folderItems).where(inArray(folderItems.folderId, d.select({ id: folders.id }).from(folders).where(inPrivateTree(id)))),
+        // One statement for the whole tree: its parent links are checked when the statement ends.
+        d.delete(folders).where(inPrivateTree(id)),
+        // Anything owned now was made after the read (a source created meanwhile): refused, nothing deleted.
+        refuseWhen(d, WRITE_CONFLICT_GUARD, sql`EXISTS (SELECT 1 FROM sources WHERE owner_user_id = ${id}) OR EXISTS (SELECT 1 FROM folders WHERE owner_user_id = ${id})`),
+        d.delete(sourcePermissions).where(grantsTo(sourcePermissions.principalType, sourcePermissions.principalId)),
+        d.delete(folderAcl).where(grantsTo(folderAcl.principalType, folderAcl.principalId)),
+        d.delete(accessTokens).where(eq(accessTokens.userId, id)),
+        d.delete(userAttributes).where(eq(userAttributes.userId, id)),
+        d.delete(userGroups).where(eq(userGroups.userId, id)),
+        d.delete(users).where(eq(users.id, id)),
+      ],
+    });
   } catch (err) {
     if (raisedBy(err, USER_MISSING)) throw transferToProblem("The user was deleted meanwhile");
     if (refusedBy(err, WRITE_CONFLICT_GUARD)) {

@@ -19,7 +19,7 @@ describe("where each table lives once accounts are sharded", () => {
 
   it("keeps every account-owned table on the shard but those the directory needs and the split webhooks", () => {
     const owned = names(ACCOUNT_OWNED_TABLES);
-    expect(owned.filter((n) => !names(SHARD_TABLES).includes(n)).sort()).toEqual(["account_moves", "connection_type_accounts", "webhooks"]);
+    expect(owned.filter((n) => !names(SHARD_TABLES).includes(n)).sort()).toEqual(["account_moves", "connection_type_accounts", "user_names", "webhooks"]);
     expect(names(SHARD_TABLES).every((n) => owned.includes(n))).toBe(true);
   });
 
@@ -27,6 +27,6 @@ describe("where each table lives once accounts are sharded", () => {
     // A table with an account_id column outside the shard role must be one the roles explain.
     const withAccount = allTables.filter((t) => getTableConfig(t).columns.some((c) => c.name === "account_id")).map(nameOf);
     const offShard = withAccount.filter((n) => !names(SHARD_TABLES).includes(n)).sort();
-    expect(offShard).toEqual(["account_moves", "audit_events", "connection_type_accounts", "webhooks"]);
+    expect(offShard).toEqual(["account_moves", "audit_events", "connection_type_accounts", "user_names", "webhooks"]);
   });
 });
