@@ -36,10 +36,6 @@ export default defineConfig(async () => {
 const NOT_YET_OVER_SHARDS = [
   // The lagging-replica test double binds one database (DB and its REPLICA_DB).
   "test/integration/replication.test.ts",
-  // Read sign-in rows and events on DB directly, and count one database's round trips: shards/round-trips.test.ts counts them over two.
-  "test/integration/auth.test.ts",
-  "test/integration/audit-races.test.ts",
-  "test/integration/round-trips.test.ts",
   // The generated fuzz and privilege matrices: not yet run over two shards.
   "test/integration/conformance-fuzz-1.test.ts",
   "test/integration/conformance-fuzz-2.test.ts",

@@ -29,7 +29,8 @@ export const otherShards = (): number => (env.SHARDS ?? "DB").split(",").filter(
 /**
  * Round trips a bearer token this isolate has not verified yet adds over several databases: every
  * shard is asked at once which holds it (db/shards/routing.ts, placeByToken), one counted each.
- * Also what a pull adds (the user's name asked of every shard). 0 on one database.
+ * Also what a pull and a Basic sign-in not answered from the credential cache add (the user's name
+ * asked of every shard, placeByUserName). 0 on one database.
  */
 export const shardsAsked = (): number => {
   const shards = (env.SHARDS ?? "DB").split(",").map((name) => name.trim()).filter(Boolean);

@@ -156,6 +156,18 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 export const as = (user: TestUser) => ({ username: user.username, password: user.password });
 
 /**
+ * The local rate limiter (miniflare's, behind LOGIN_RATE_LIMITER and LOGIN_ADDRESS_RATE_LIMITER)
+ * counts in windows aligned to the wall clock's minute: failures that straddle a minute start again
+ * at 0 past it, and the throttle a test expects does not come. Waits for the next minute when fewer
+ * than `seconds` are left of this one, so that a test's failures all fall in one window (such a
+ * test allows for the wait in its timeout).
+ */
+export async function withinOneThrottleWindow(seconds = 20): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
+/**
  * Tables no request writes: the webhook Queue's consumer and cron mark events as carried there,
  * after the answer and at their own pace (docs/webhooks.md), so an earlier write's marks may land
  * between a snapshot and the next.

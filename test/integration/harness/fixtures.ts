@@ -1,5 +1,4 @@
-import { as, call, createAccount, createGroup, createUser, PASSWORD, type TestUser } from "../helpers";
-import { env } from "cloudflare:workers";
+import { as, call, createAccount, createGroup, createUser, databaseOf, PASSWORD, shardNameOf, type TestUser } from "../helpers";
 import { inject } from "vitest";
 import { READER_PASSWORD, READER_USER } from "../../global-setup/fixture-data.mjs";
 import type { HttpMethod } from "./document";
@@ -107,13 +106,14 @@ async function webhookParams(world: World): Promise<PathParams> {
 
 /**
  * A FAILED delivery of a webhook's: written in D1 directly, as the Queue's consumer writes one after
- * its last attempt (making one through the API takes the whole backoff), for the newest event of the account.
+ * its last attempt (making one through the API takes the whole backoff), for the newest event of the
+ * account, on the account's database (where its webhooks and events are: docs/sharding.md).
  */
 async function failedDeliveryParams(world: World): Promise<PathParams> {
   const { id } = await webhookParams(world);
   const deliveryId = crypto.randomUUID();
   const now = new Date().toISOString();
-  await env.DB.prepare(
+  await (await databaseOf(world.account.id)).prepare(
     "INSERT INTO webhook_deliveries (id, webhook_id, event_id, attempts, last_status, last_error, outcome, created_at, updated_at) " +
       "SELECT ?, ?, id, 8, 503, 'HTTP 503', 'FAILED', ?, ? FROM audit_events WHERE account_id = ? ORDER BY id DESC LIMIT 1",
   )
@@ -369,10 +369,13 @@ export const FIXTURES: Record<string, FixtureEntry> = {
     params: async (w) => ({ id: (await createAccount(w.name("Account"))).id }),
     bodies: { PUT: (w) => ({ name: w.name("Account") }), PATCH: (w) => ({ senderDisplayName: `sender of ${w.marker}` }) },
   },
-  // A disposable account, moved to the shard it is on: the first of SHARDS, DB in both test projects (a no-op).
+  // A disposable account, moved to the shard it is on (a no-op): new accounts alternate over the shards, so the params carry it.
   "/api/accounts/{id}/move": {
-    params: async (w) => ({ id: (await createAccount(w.name("Account"))).id }),
-    bodies: { POST: () => ({ shard: "DB" }) },
+    params: async (w) => {
+      const { id } = await createAccount(w.name("Account"));
+      return { id, shard: await shardNameOf(id) };
+    },
+    bodies: { POST: (_w, p) => ({ shard: p.shard }) },
   },
   // A PUT must name the account's users (admins) as they are: the params carry the list read when they are made.
   "/api/accounts/{accountId}/users": {

@@ -145,3 +145,53 @@ export const ROUND_TRIPS: Record<string, number> = {
   "POST /api/webhooks/{id}/deliveries/{deliveryId}/retry": 1,
   "POST /api/webhooks/{id}/test": 1,
 };
+
+/**
+ * How the databases are laid out for one request (docs/sharding.md): all 0 on one database.
+ * `asked`: the shards asked at once when a request names something only its shard knows (one
+ * counted trip each); `others`: the shards other than the directory's database (each keeps copies of
+ * the directory's connection types and stubs of its clients); `several`: 1 over several databases;
+ * `apart`: 1 when the account the request acts on lives on a shard other than the directory's database.
+ */
+export interface Layout {
+  asked: number;
+  others: number;
+  several: number;
+  apart: number;
+}
+
+/**
+ * The round trips an operation adds to its ROUND_TRIPS over several databases, for the same request
+ * on a warm isolate (the caller's credentials, and the account's place, known): none on one database.
+ * A user's warm request is placed from the isolate's memory, so its reads and writes add nothing and
+ * are not listed; only the supervisor's operations on the directory and the token endpoints are.
+ * Each entry says which part of docs/sharding.md it pays for.
+ */
+export const SHARDED_ROUND_TRIPS: Record<string, (layout: Layout) => number> = {
+  // The users of the accounts other shards hold are counted there.
+  "GET /api/accounts": (l) => l.others,
+  // The directory is asked for the name, then the account's shard is read.
+  "GET /api/accounts/name/{name}": (l) => l.several,
+  // The directory's count of accounts per shard (placement); the directory's row and the shard's copy are two batches when apart.
+  "POST /api/accounts": (l) => l.several + l.apart,
+  "PUT /api/accounts/{id}": (l) => l.apart,
+  "PATCH /api/accounts/{id}": (l) => l.apart,
+  // The same, and the account's rows of the copies of the connection types' lists on every other shard.
+  "DELETE /api/accounts/{id}": (l) => l.apart + l.others,
+  // A connection type's state written to its copy on every other shard.
+  "POST /api/connection/types": (l) => l.others,
+  "PUT /api/connection/types/{id}": (l) => l.others,
+  "PATCH /api/connection/types/{id}": (l) => l.others,
+  "PUT /api/connection/types/{id}/accounts": (l) => l.others,
+  // The copies deleted before the directory's row, and once more after it (sweepTypeCopies).
+  "DELETE /api/connection/types/{id}": (l) => 2 * l.others,
+  // A client's stub written, or its tokens and stub deleted, on every other shard.
+  "POST /api/trusted-access/clients": (l) => l.others,
+  "DELETE /api/trusted-access/clients/{id}": (l) => l.others,
+  // The supervisor names the token by id: every shard is asked which account holds it.
+  "DELETE /api/trusted-access/tokens/{tokenId}": (l) => l.asked,
+  // The user's name asked of every shard; the directory confirms the client once the token is written apart from it.
+  "POST /api/trusted-access/pull/tokens": (l) => l.asked + l.apart,
+  // The same, and the directory's read of the account the push names.
+  "POST /api/trusted-access/push/tokens": (l) => l.asked + l.several + l.apart,
+};
