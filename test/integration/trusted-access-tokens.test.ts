@@ -50,8 +50,9 @@ describe("push: create or update the user, then a token", () => {
     expect(res.headers.get("Pragma")).toBe("no-cache");
     // Client authentication, the reads, then one batch for the user, its groups, attributes and the token. Over
     // several databases (this file's account is on a shard other than the directory's), also: the name asked of
-    // every shard with the account asked of the directory, and the directory's confirmation of the client.
-    expect(roundTrips(res)).toBe(sharded() ? 3 + shardsAsked() + 2 : 3);
+    // every shard with the account asked of the directory, the new user's name claimed in the directory, and the
+    // directory's confirmation of the client.
+    expect(roundTrips(res)).toBe(sharded() ? 3 + shardsAsked() + 3 : 3);
 
     const user = await userNamed(username);
     expect(user).toMatchObject({ fullName: "Pushed Person", email: "pushed@example.test", groups: ["Administrators", "Users"], createdByUserID: `client:${client.clientId}` });
