@@ -173,6 +173,8 @@ export async function placeNewAccount(c: Context<AppEnv>, accountId: string): Pr
     if (load.has(name)) load.set(name, load.get(name)! + row.n);
   }
   const shard = chooseShard([...load].map(([name, accounts]) => ({ name, accounts })));
+  // The supervisor's next request on the account places itself from memory.
+  rememberPlacement(accountId, shard, c.get("config").credentialCacheTtlMs);
   route.session.place(shardBinding(c.env, shard));
   route.accountId = accountId;
   route.shardName = shard;
@@ -184,9 +186,11 @@ export async function placeNewAccount(c: Context<AppEnv>, accountId: string): Pr
 export async function placeByAccountName(c: Context<AppEnv>, name: string): Promise<void> {
   const route = c.get("shardRoute");
   if (!route) return;
-  const row = await c.get("directory").$client.prepare("SELECT id FROM accounts WHERE name = ?").bind(name).first<{ id: string }>();
-  if (row) return placeRequest(c, row.id);
-  placeOnDirectory(route, c);
+  // The id and the shard in one read: the placement is remembered, so placeRequest asks nothing more.
+  const row = await c.get("directory").$client.prepare("SELECT id, shard FROM accounts WHERE name = ?").bind(name).first<{ id: string; shard: string | null }>();
+  if (!row) return placeOnDirectory(route, c);
+  rememberPlacement(row.id, shardOfRow(route.config, row.shard), c.get("config").credentialCacheTtlMs);
+  return placeRequest(c, row.id);
 }
 
 /** Each shard other than the directory's database, with the accounts it holds per `SELECT account_id, n` query (one counted round trip per shard). */

@@ -18,7 +18,7 @@ const SHARD_2_TO_DB: MoveTarget = { directory: env.DB, directoryName: "DB", from
  * access_tokens is not one: a token lives with its user on the account's shard and moves with it.
  */
 /** The directory's tables with an account_id: they never move. */
-const DIRECTORY_TABLES = ["connection_type_accounts", "account_moves"];
+const DIRECTORY_TABLES = ["connection_type_accounts", "account_moves", "user_names"];
 /** Copied to every shard by their writes (db/shards/directory-copies.ts), whatever the account's shard: a move leaves them as they are. */
 const COPIED_EVERYWHERE = ["connection_type_accounts"];
 
@@ -265,7 +265,7 @@ describe("a move that dies", () => {
     const result = await moveAccount(DB_TO_SHARD_2, rich.account.id, options);
     expect(result.moved).toBe(true);
     await expectAccountOn("SHARD_2", rich.account.id, before);
-  });
+  }, 60_000);
 
   it("killed after the switch: the directory names the target; run again, the old rows go", async () => {
     await expect(

@@ -55,8 +55,8 @@ describe("accounts over a directory and two shards", () => {
     const events = (database: D1Database) => database.prepare("SELECT count(*) AS n FROM audit_events WHERE account_id = ?").bind(account.id).first("n");
     expect(await events(env.SHARD_2)).toBeGreaterThanOrEqual(5);
     expect(await events(env.DB)).toBe(0);
-    // On DB (the directory), only the directory's entry: none of the account's own rows.
-    expect(await rowsOn(env.DB, account.id)).toEqual({ accounts: 1 });
+    // On DB (the directory), only the directory's entry and its user's name: none of the account's own rows.
+    expect(await rowsOn(env.DB, account.id)).toEqual({ accounts: 1, user_names: 1 });
     const entry = await env.DB.prepare("SELECT shard, moving FROM accounts WHERE id = ?").bind(account.id).first();
     expect(entry).toEqual({ shard: "SHARD_2", moving: 0 });
     expect(user.accountId).toBe(account.id);
