@@ -15,6 +15,8 @@
 // takes the next port), BENCH_VARS (more of the service's variables, "NAME:value ...").
 // 4. The export and import of a large account (scripts/bench-transfer.mjs) on a Worker of its own;
 //    `npm run bench -- --only transfer` runs that section alone.
+// 5. Round trips, cold and warm, over a directory and two shards beside one database
+//    (scripts/bench-shards.mjs), on Workers of their own; `--only shards` runs it alone.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,13 +28,15 @@ import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
 import { benchTransfer } from "./bench-transfer.mjs";
+import { benchShards } from "./bench-shards.mjs";
 import { parseArgs } from "node:util";
 
 assertNode22();
-/** `--only transfer`: the export and import section alone. */
+/** `--only transfer`, `--only shards`: that section alone. */
 const { only: ONLY } = parseArgs({ options: { only: { type: "string" } } }).values;
-if (ONLY !== undefined && ONLY !== "transfer") {
-  console.error(`--only: the one section that runs alone is "transfer" (not "${ONLY}")`);
+const SECTIONS = ["transfer", "shards"];
+if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
+  console.error(`--only: the sections that run alone are ${SECTIONS.map((s) => `"${s}"`).join(" and ")} (not "${ONLY}")`);
   process.exit(2);
 }
 const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 0.75) * 1000;
@@ -111,9 +115,11 @@ async function waitUntilUp(base, path) {
 }
 
 const SERVICE_VARS = [...BASE_VARS, ...varsFrom("BENCH_VARS")];
-// The transfer section takes the port after the floor's.
-if (ONLY === "transfer") {
-  await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+// The sections on Workers of their own take the ports after the floor's.
+const transfer = () => benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+const shards = () => benchShards({ port: PORT + 3, work, vars: SERVICE_VARS, load: { durationMs: SLICE_MS, concurrency: CONCURRENCY, rounds: ROUNDS } });
+if (ONLY) {
+  await { transfer, shards }[ONLY]();
   process.exit(process.exitCode ?? 0);
 }
 
@@ -316,9 +322,12 @@ const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();
 console.log(`Calendar periods (listPeriods, 4-5-4 calendar, in Node): ${periods.periods} DAY periods, ${periods.listMs.toFixed(2)} ms CPU; with the answer's JSON ${periods.withJsonMs.toFixed(2)} ms (${periods.iterations} runs)`);
-// A subset of routes (BENCH_ROUTES) is a developer's quick look: the four-minute transfer section is left out.
-if (ROUTES) console.log("\nExport and import: not run with BENCH_ROUTES (npm run bench -- --only transfer runs it alone).");
-else await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+// A subset of routes (BENCH_ROUTES) is a developer's quick look: the sections of minutes on Workers of their own are left out.
+if (ROUTES) console.log("\nExport and import, and two shards: not run with BENCH_ROUTES (npm run bench -- --only transfer, --only shards run them alone).");
+else {
+  await transfer();
+  await shards();
+}
 process.exit(process.exitCode ?? 0);
 
 /** Closed-loop load at CONCURRENCY (scripts/bench-harness/load.mjs), for a slice unless said. */
