@@ -6,66 +6,28 @@
 // weigh on it. Knobs: BENCH_TRANSFER_RUNS (runs of each measure, 3; the median is printed).
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { runWranglerQuietly, serveWorker } from "./wrangler.mjs";
+import { runWranglerQuietly } from "./wrangler.mjs";
+import { basic, reportFailure, serveForBench } from "./bench-harness/client.mjs";
+import { median } from "./bench-harness/load.mjs";
 
 const SIZE = { sources: 50, fieldsPerSource: 200, calendars: 20, datasets: 10, datasetBytes: 1_000_000, folders: 500 };
 const RUNS = Number(process.env.BENCH_TRANSFER_RUNS ?? 3);
 const CONCURRENCY = 8;
-const SUPERVISOR = "Basic " + Buffer.from("supervisor:supervisor-test-password").toString("base64");
 const PASSWORD = "bench transfer password";
 
 /** Runs the section against a Worker of its own (scripts/serve-worker.mjs) on `port`, its D1 state under `work`; prints its report. */
 export async function benchTransfer({ port, work, vars }) {
   const state = join(work, "transfer");
   await runWranglerQuietly(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  const child = serveWorker({ port, persistTo: state, vars }, { stdio: ["ignore", "ignore", "pipe"] });
-  let said = "";
-  child.stderr.on("data", (chunk) => (said = (said + chunk).slice(-20_000)));
-  const stop = () => {
-    if (child.exitCode === null) child.kill("SIGTERM");
-  };
-  process.on("exit", stop);
+  let worker;
   try {
-    const api = client(`http://127.0.0.1:${port}`);
-    await api.waitUntilUp();
-    await run(api);
+    worker = await serveForBench({ port, persistTo: state, vars });
+    await run(worker.api);
   } catch (error) {
-    console.error(`The export and import bench failed: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ""}\n${said.slice(-2000)}`);
-    process.exitCode = 1;
+    reportFailure("export and import", error, worker?.said());
   } finally {
-    const exited = new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve()));
-    stop();
-    await exited;
+    await worker?.stop();
   }
-}
-
-export function client(base) {
-  let requests = 0;
-  /** One request; `expect` lists the statuses that are not a failure (anything else throws, naming it). */
-  const send = async (method, path, { auth = SUPERVISOR, body, raw, expect = [200, 201, 204] } = {}) => {
-    requests++;
-    const t0 = performance.now();
-    const res = await fetch(base + path, {
-      method,
-      headers: { Authorization: auth, ...(body !== undefined || raw !== undefined ? { "Content-Type": "application/json" } : {}), "X-Enable-Preview": "true" },
-      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
-    });
-    const text = await res.text();
-    const ms = performance.now() - t0;
-    if (!expect.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-    return { status: res.status, text, ms, trips: Number(res.headers.get("X-D1-Round-Trips") ?? NaN), json: () => JSON.parse(text) };
-  };
-  const waitUntilUp = async () => {
-    for (let i = 0; i < 240; i++) {
-      try {
-        await (await fetch(`${base}/api/health`)).arrayBuffer();
-        return;
-      } catch {}
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`${base} did not start`);
-  };
-  return { send, waitUntilUp, requests: () => requests };
 }
 
 /** Runs `tasks` (functions answering promises) CONCURRENCY at a time, in order of start. */
@@ -83,12 +45,6 @@ async function pool(tasks) {
   return results;
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
 /** A dataset of about `bytes` bytes of JSON: rows of varied members, some text non-ASCII. */
 function datasetOf(n, bytes) {
   const rows = [];
@@ -105,7 +61,7 @@ export async function build(api) {
   const account = (await api.send("POST", "/api/accounts", { body: { name: `Bench transfer ${Date.now().toString(36)}` } })).json();
   const adminName = `bench-transfer-${Date.now().toString(36)}`;
   const admin = (await api.send("POST", "/api/users", { body: { name: adminName, password: PASSWORD, accountId: account.id, groups: ["Users", "Administrators"], roles: [] } })).json();
-  const auth = "Basic " + Buffer.from(`${adminName}:${PASSWORD}`).toString("base64");
+  const auth = basic(adminName, PASSWORD);
   const as = (method, path, options = {}) => api.send(method, path, { auth, ...options });
 
   const groups = await pool(Array.from({ length: 5 }, (_, i) => () => api.send("POST", "/api/groups", { body: { name: `Team ${i}`, accountId: account.id, privileges: ["ROLE_EDIT_FORMULAS"] } }).then((r) => r.json())));

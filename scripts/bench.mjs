@@ -15,23 +15,28 @@
 // takes the next port), BENCH_VARS (more of the service's variables, "NAME:value ...").
 // 4. The export and import of a large account (scripts/bench-transfer.mjs) on a Worker of its own;
 //    `npm run bench -- --only transfer` runs that section alone.
+// 5. Round trips, cold and warm, over a directory and two shards beside one database
+//    (scripts/bench-shards.mjs), on Workers of their own; `--only shards` runs it alone.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertNode22, runWrangler, runWranglerQuietly, serveWorker } from "./wrangler.mjs";
 import { loadHarness } from "./bench-harness/build.mjs";
 import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harness/service.mjs";
+import { closedLoop, markdownTable, median } from "./bench-harness/load.mjs";
 import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
 import { benchTransfer } from "./bench-transfer.mjs";
+import { benchShards } from "./bench-shards.mjs";
 import { parseArgs } from "node:util";
 
 assertNode22();
-/** `--only transfer`: the export and import section alone. */
+/** `--only transfer`, `--only shards`: that section alone. */
 const { only: ONLY } = parseArgs({ options: { only: { type: "string" } } }).values;
-if (ONLY !== undefined && ONLY !== "transfer") {
-  console.error(`--only: the one section that runs alone is "transfer" (not "${ONLY}")`);
+const SECTIONS = ["transfer", "shards"];
+if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
+  console.error(`--only: the sections that run alone are ${SECTIONS.map((s) => `"${s}"`).join(" and ")} (not "${ONLY}")`);
   process.exit(2);
 }
 const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 0.75) * 1000;
@@ -110,9 +115,11 @@ async function waitUntilUp(base, path) {
 }
 
 const SERVICE_VARS = [...BASE_VARS, ...varsFrom("BENCH_VARS")];
-// The transfer section takes the port after the floor's.
-if (ONLY === "transfer") {
-  await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+// The sections on Workers of their own take the ports after the floor's.
+const transfer = () => benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+const shards = () => benchShards({ port: PORT + 3, work, vars: SERVICE_VARS, load: { durationMs: SLICE_MS, concurrency: CONCURRENCY, rounds: ROUNDS } });
+if (ONLY) {
+  await { transfer, shards }[ONLY]();
   process.exit(process.exitCode ?? 0);
 }
 
@@ -315,49 +322,17 @@ const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();
 console.log(`Calendar periods (listPeriods, 4-5-4 calendar, in Node): ${periods.periods} DAY periods, ${periods.listMs.toFixed(2)} ms CPU; with the answer's JSON ${periods.withJsonMs.toFixed(2)} ms (${periods.iterations} runs)`);
-// A subset of routes (BENCH_ROUTES) is a developer's quick look: the four-minute transfer section is left out.
-if (ROUTES) console.log("\nExport and import: not run with BENCH_ROUTES (npm run bench -- --only transfer runs it alone).");
-else await benchTransfer({ port: PORT + 2, work, vars: SERVICE_VARS });
+// A subset of routes (BENCH_ROUTES) is a developer's quick look: the sections of minutes on Workers of their own are left out.
+if (ROUTES) console.log("\nExport and import, and two shards: not run with BENCH_ROUTES (npm run bench -- --only transfer, --only shards run them alone).");
+else {
+  await transfer();
+  await shards();
+}
 process.exit(process.exitCode ?? 0);
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** Closed-loop load: CONCURRENCY clients sending `next()` until `durationMs` is up, `count` are sent, or `next` runs out. */
-async function measure(base, next, durationMs = SLICE_MS, count = Infinity) {
-  const latencies = [];
-  let trips = 0;
-  let failed = 0;
-  let firstFailure;
-  let sent = 0;
-  const started = performance.now();
-  const end = started + durationMs;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end && sent < count) {
-        const req = next();
-        if (!req) break;
-        sent++;
-        const t0 = performance.now();
-        // A redirect is an answer (the root's 302), not followed: one request is one answer on each side.
-        const res = await fetch(base + req.path, { method: req.method, headers: req.headers, body: req.body, redirect: "manual" });
-        const text = await res.text();
-        latencies.push(performance.now() - t0);
-        trips += Number(res.headers.get("X-D1-Round-Trips") ?? 0);
-        if (res.status >= 400) {
-          failed++;
-          firstFailure ??= `${res.status} ${text.slice(0, 160)}`;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  return { rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), trips: trips / Math.max(1, latencies.length), failed, firstFailure, count: latencies.length };
+/** Closed-loop load at CONCURRENCY (scripts/bench-harness/load.mjs), for a slice unless said. */
+function measure(base, next, durationMs = SLICE_MS, count = Infinity) {
+  return closedLoop(base, next, { durationMs, concurrency: CONCURRENCY, count });
 }
 
 /** A member's next read after its group's description changed must stay a cached sign-in; after a privilege change it signs in again. */
@@ -394,14 +369,10 @@ function printTable() {
     r.failed || r.floorFailed ? `${r.failed}/${r.floorFailed}` : "",
     [r.below ? "✗ below target" : "", domainWork.has(r.op.key) ? "floor computes too" : "", r.plan.varies ? "plan varies between requests" : ""].filter(Boolean).join("; "),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c) => `| ${c.map((v, i) => (i === 0 || i === c.length - 1 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
   console.log(`\n${SLICE_MS / 1000} s per slice, ${ROUNDS} rounds alternating service and floor, medians; concurrency ${CONCURRENCY}; both Workers served by scripts/serve-worker.mjs (no debugger attached) on 127.0.0.1, load generator on the same machine.`);
   console.log("Floor: a bare Worker replaying the same D1 statements (scripts/bench-floor/); \"floor computes too\": it also calls the route's pure module of src/domain/.");
   console.log("4xx/5xx: answers that failed, service/floor (a redirect is an answer). D1 trips: as recorded (as measured, when they differ).\n");
-  console.log(line(head));
-  console.log(`|${widths.map((w, i) => (i === 0 || i === widths.length - 1 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
-  for (const c of cells) console.log(line(c));
+  console.log(markdownTable(head, cells, [0, head.length - 1]));
   const below = rows.filter((r) => r.below);
   const worst = rows.reduce((w, r) => (!w || r.ratio / r.target < w.ratio / w.target ? r : w), undefined);
   console.log(`\n${rows.length} operations measured: ${rows.length - below.length} at target, ${below.length} below; ${skipped.length} skipped.`);

@@ -2,7 +2,7 @@
 // node_modules/.bin first on PATH, so inside npm scripts `node` is the pinned Node 22 from
 // the `node` devDependency even on machines whose own Node is older (wrangler needs 22+).
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const wranglerBin = fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url));
@@ -76,10 +76,10 @@ export function serveWorker({ config = "wrangler.toml", port, persistTo, vars = 
  * (warn) the command prints nothing, so its table is asked for (log, wrangler's default). `persistTo`: another local
  * state folder than .wrangler/state (tests).
  */
-export async function applyLocalMigrations(persistTo) {
+export async function applyLocalMigrations(persistTo, config = "wrangler.toml") {
   const reports = [];
-  for (const binding of configuredDatabases()) {
-    const args = ["d1", "migrations", "apply", binding, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+  for (const binding of configuredDatabases(config)) {
+    const args = ["d1", "migrations", "apply", binding, "--local", "--config", config, ...(persistTo ? ["--persist-to", persistTo] : [])];
     reports.push(migrationReport(await runWranglerQuietly(args, { WRANGLER_LOG: "log" }), binding));
   }
   return reports.join("\n");
@@ -95,6 +95,24 @@ export function configuredDatabases(config = "wrangler.toml") {
   const directory = value("DIRECTORY").trim() || "DB";
   const shards = value("SHARDS").split(",").map((s) => s.trim()).filter(Boolean);
   return [...new Set([directory, ...shards])];
+}
+
+/**
+ * Writes `file`, wrangler.toml over a directory and several shards (docs/sharding.md): DIRECTORY and
+ * SHARDS set, and a [[d1_databases]] binding (a local database of its own, migrated from drizzle/)
+ * for each shard wrangler.toml does not bind. Beside wrangler.toml, so its relative paths hold; the
+ * file is removed when the process exits. Answers `file`.
+ */
+export function writeShardedConfig(file, { directory = "DB", shards }) {
+  const base = readFileSync("wrangler.toml", "utf8");
+  const bound = new Set([...base.matchAll(/^binding\s*=\s*"([^"]+)"/gm)].map((match) => match[1]));
+  const set = (text, name, value) => text.replace(new RegExp(`^${name}\\s*=.*$`, "m"), `${name} = "${value}"`);
+  const added = shards
+    .filter((binding) => !bound.has(binding))
+    .map((binding, i) => `\n[[d1_databases]]\nbinding = "${binding}"\ndatabase_name = "analytics-metadata-${binding.toLowerCase()}"\ndatabase_id = "00000000-0000-0000-0000-${String(i + 1).padStart(12, "0")}"\nmigrations_dir = "drizzle"\n`);
+  writeFileSync(file, set(set(base, "DIRECTORY", directory), "SHARDS", shards.join(",")) + added.join(""));
+  process.on("exit", () => rmSync(file, { force: true }));
+  return file;
 }
 
 /** What `wrangler d1 migrations apply` did, from its table: the migrations marked applied (✅). */
