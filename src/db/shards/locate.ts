@@ -40,8 +40,12 @@ const OBJECT_PATHS: [RegExp, string, KeyOf?][] = [
   [/^\/api\/trusted-access\/tokens\/([^/]+)/, "access_tokens", tokenKey],
 ];
 
+/** Paths whose handler places the request itself, from the directory's answer: `GET /api/accounts/name/{name}` (placeByAccountName). */
+const PLACED_BY_HANDLER = /^\/api\/accounts\/name\//;
+
 async function locateSupervisorRequest(c: Context<AppEnv>): Promise<void> {
   const path = pathWithinApi(c);
+  if (PLACED_BY_HANDLER.test(path)) return;
   for (const pattern of ACCOUNT_PATHS) {
     const id = pattern.exec(path)?.[1];
     if (id) return placeRequest(c, decode(id));
