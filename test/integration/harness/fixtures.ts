@@ -1,5 +1,4 @@
-import { as, call, createAccount, createGroup, createUser, PASSWORD, type TestUser } from "../helpers";
-import { env } from "cloudflare:workers";
+import { as, call, createAccount, createGroup, createUser, databaseOf, PASSWORD, type TestUser } from "../helpers";
 import { inject } from "vitest";
 import { READER_PASSWORD, READER_USER } from "../../global-setup/fixture-data.mjs";
 import type { HttpMethod } from "./document";
@@ -107,18 +106,20 @@ async function webhookParams(world: World): Promise<PathParams> {
 
 /**
  * A FAILED delivery of a webhook's: written in D1 directly, as the Queue's consumer writes one after
- * its last attempt (making one through the API takes the whole backoff), for the newest event of the account.
+ * its last attempt (making one through the API takes the whole backoff), for the newest event of the account,
+ * on the account's database (its webhooks, events and deliveries live on its shard, docs/sharding.md).
  */
 async function failedDeliveryParams(world: World): Promise<PathParams> {
   const { id } = await webhookParams(world);
   const deliveryId = crypto.randomUUID();
   const now = new Date().toISOString();
-  await env.DB.prepare(
+  const inserted = await (await databaseOf(world.account.id)).prepare(
     "INSERT INTO webhook_deliveries (id, webhook_id, event_id, attempts, last_status, last_error, outcome, created_at, updated_at) " +
       "SELECT ?, ?, id, 8, 503, 'HTTP 503', 'FAILED', ?, ? FROM audit_events WHERE account_id = ? ORDER BY id DESC LIMIT 1",
   )
     .bind(deliveryId, id, now, now, world.account.id)
     .run();
+  if (inserted.meta.changes !== 1) throw new Error(`fixture failed delivery: no event of account ${world.account.id} on its database`);
   return { id, deliveryId };
 }
 
