@@ -36,8 +36,11 @@ export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.set("directory", db);
   } else {
     // Two sessions: the directory's, and the shard's, placed once the account is known (db/shards/routing.ts).
-    // A client's bookmark is its account's shard's (the directory's reads start anywhere, its writes at the primary).
-    directorySession = new RequestSession(bindingOf(c, shards.directory), sessionStart(c.req.method, undefined));
+    // A client's bookmark is its account's shard's and says nothing of the directory: a request that
+    // sends one reads the directory at the primary (newer than any bookmark), so the chain still reads
+    // its own writes there (an account it created, found by the locator or in the list). Without one,
+    // the directory's reads start anywhere, its writes at the primary.
+    directorySession = new RequestSession(bindingOf(c, shards.directory), sent === undefined ? sessionStart(c.req.method, undefined) : "first-primary");
     session = new RequestSession(undefined, start);
     const route = new ShardRoute(shards, session);
     c.set("shardRoute", route);
