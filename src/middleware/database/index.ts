@@ -49,13 +49,14 @@ export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   c.set("d1Session", session);
   c.set("directorySession", directorySession ?? session);
-  c.set("d1ServedBy", session.servedBy);
   await next();
   const bookmark = session.bookmark() ?? sent;
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+  // The shard's calls, then the directory's (over several databases): for the request log and X-D1-Served-By alike.
+  const servedBy = [...session.servedBy, ...(directorySession?.servedBy ?? [])];
+  c.set("d1ServedBy", servedBy);
   if (c.get("config").exposeRoundTrips) {
     c.res.headers.set("X-D1-Round-Trips", String(counter.count));
-    const servedBy = [...session.servedBy, ...(directorySession?.servedBy ?? [])];
     if (servedBy.length > 0) c.res.headers.set("X-D1-Served-By", describeServedBy(servedBy));
   }
   if (counter.trips) rememberStatements(c.get("requestId"), counter.trips);
