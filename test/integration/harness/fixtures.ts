@@ -1,4 +1,4 @@
-import { as, call, createAccount, createGroup, createUser, databaseOf, PASSWORD, type TestUser } from "../helpers";
+import { as, call, createAccount, createAccountApart, createGroup, createUser, databaseOf, PASSWORD, type TestUser } from "../helpers";
 import { inject } from "vitest";
 import { READER_PASSWORD, READER_USER } from "../../global-setup/fixture-data.mjs";
 import type { HttpMethod } from "./document";
@@ -51,12 +51,17 @@ export interface FixtureEntry {
 
 let worlds = 0;
 
-/** An account with an administrator; `label` goes into the marker (e.g. "TenantB"). */
-export async function createWorld(label: string): Promise<World> {
+/**
+ * An account with an administrator; `label` goes into the marker (e.g. "TenantB"). `apartFrom`: the
+ * account is made on another database than that world's, where there is one (over several
+ * databases, so that what one world reaches of the other crosses shards).
+ */
+export async function createWorld(label: string, options: { apartFrom?: World } = {}): Promise<World> {
   const marker = `${label}Mark${(worlds++).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   let names = 0;
   const name = (prefix: string) => `${prefix}_${marker}_${(names++).toString(36)}`;
-  const account = await createAccount(name("Account"));
+  const make = () => createAccount(name("Account"));
+  const account = options.apartFrom ? await createAccountApart(options.apartFrom.account.id, make) : await make();
   const admin = await createUser(account.id, { name: name("admin"), groups: ["Users", "Administrators"] });
   const client = await createTrustedClient(name, account.id);
   const cache = new Map<string, Promise<unknown>>();
