@@ -36,16 +36,10 @@ export default defineConfig(async () => {
 const NOT_YET_OVER_SHARDS = [
   // User names are unique per database only, not yet across shards.
   "test/integration/users.test.ts",
-  // The lagging-replica test double binds one database (DB and its REPLICA_DB).
-  "test/integration/replication.test.ts",
   // Read sign-in rows and events on DB directly, and count one database's round trips: shards/round-trips.test.ts counts them over two.
   "test/integration/auth.test.ts",
   "test/integration/audit-races.test.ts",
   "test/integration/round-trips.test.ts",
-  // The generated fuzz and privilege matrices: not yet run over two shards.
-  "test/integration/conformance-fuzz-1.test.ts",
-  "test/integration/conformance-fuzz-2.test.ts",
-  "test/integration/conformance-privileges.test.ts",
 ];
 const SHARDED_EXCLUDE = process.env.SHARDED_SUITE === "all" ? [] : NOT_YET_OVER_SHARDS;
 
@@ -86,8 +80,11 @@ function integrationProject(name: string, migrations: D1Migration[], options: { 
         wrangler: { configPath: "./wrangler.toml" },
         main: "./src/index.ts",
         miniflare: {
-          // The lagging replica of test/integration/replication (a test double's second database), and the extra shards.
-          d1Databases: { REPLICA_DB: "replica-test-double", ...Object.fromEntries(extra.map((binding) => [binding, `${binding.toLowerCase()}-test`])) },
+          // The extra shards, and the lagging replicas of test/integration/replication (each test double's second database: one per database).
+          d1Databases: {
+            REPLICA_DB: "replica-test-double",
+            ...Object.fromEntries(extra.flatMap((binding) => [[binding, `${binding.toLowerCase()}-test`], [`REPLICA_${binding}`, `replica-${binding.toLowerCase()}-test-double`]])),
+          },
           bindings: { ...TEST_BINDINGS, TEST_MIGRATIONS: migrations, TEST_DATABASES: ["DB", ...extra], DIRECTORY: "DB", SHARDS: shards.join(",") },
         },
       }),
