@@ -217,19 +217,21 @@ export async function createAccountBeside(accountId: string) {
 }
 
 /**
- * A new account on another database than `accountId`'s, where there is one (over several databases:
- * what one account reaches of another then crosses shards); on one database, the first made.
+ * A new account, made by `create`, on another database than `accountId`'s where there is one (over
+ * several databases: what one account reaches of another then crosses shards); on one database, the first made.
  */
-export async function createAccountApart(accountId: string) {
+export async function createAccountApart<T extends { id: string }>(accountId: string, create: () => Promise<T>) {
   const here = await bindingOf(accountId);
-  return createAccountOn(databases().find(([binding]) => binding !== here)?.[0] ?? here);
+  return createAccountOn(databases().find(([binding]) => binding !== here)?.[0] ?? here, create);
 }
 
 /**
  * A new account on the database `binding` (DB on one database): new accounts alternate over the
  * shards, so a few are made, by `create` (through the API by default), until one lands there.
  */
-export async function createAccountOn<T extends { id: string }>(binding: string, create: () => Promise<T> = createAccount as () => Promise<T>): Promise<T> {
+export function createAccountOn(binding: string): ReturnType<typeof createAccount>;
+export function createAccountOn<T extends { id: string }>(binding: string, create: () => Promise<T>): Promise<T>;
+export async function createAccountOn(binding: string, create: () => Promise<{ id: string }> = () => createAccount()) {
   for (let attempt = 0; attempt <= databases().length; attempt++) {
     const account = await create();
     if ((await bindingOf(account.id)) === binding) return account;
