@@ -22,26 +22,12 @@ export default defineConfig(async () => {
         },
         integrationProject("integration", migrations, { include: ["test/integration/**/*.test.ts"], exclude: ["test/integration/shards/**"] }),
         // DB is the directory and the first shard, SHARD_2 the second.
-        integrationProject("integration-shards", migrations, { include: ["test/integration/**/*.test.ts"], exclude: SHARDED_EXCLUDE, shards: ["DB", "SHARD_2"] }),
+        // Every integration file runs in both configurations (docs/sharding.md, "Tests over two shards").
+        integrationProject("integration-shards", migrations, { include: ["test/integration/**/*.test.ts"], shards: ["DB", "SHARD_2"] }),
       ],
     },
   };
 });
-
-/**
- * The integration files not yet run over a directory and two shards (docs/sharding.md, "Status"):
- * every other one runs in both configurations. A file leaves this list once it passes over two
- * shards; SHARDED_SUITE=all runs these too, to see what is left.
- */
-const NOT_YET_OVER_SHARDS = [
-  // The lagging-replica test double binds one database (DB and its REPLICA_DB).
-  "test/integration/replication.test.ts",
-  // The generated fuzz and privilege matrices: not yet run over two shards.
-  "test/integration/conformance-fuzz-1.test.ts",
-  "test/integration/conformance-fuzz-2.test.ts",
-  "test/integration/conformance-privileges.test.ts",
-];
-const SHARDED_EXCLUDE = process.env.SHARDED_SUITE === "all" ? [] : NOT_YET_OVER_SHARDS;
 
 const TEST_BINDINGS = {
   SUPERVISOR_USERNAME: "supervisor",
@@ -80,8 +66,11 @@ function integrationProject(name: string, migrations: D1Migration[], options: { 
         wrangler: { configPath: "./wrangler.toml" },
         main: "./src/index.ts",
         miniflare: {
-          // The lagging replica of test/integration/replication (a test double's second database), and the extra shards.
-          d1Databases: { REPLICA_DB: "replica-test-double", ...Object.fromEntries(extra.map((binding) => [binding, `${binding.toLowerCase()}-test`])) },
+          // The extra shards, and the lagging replicas of test/integration/replication (each test double's second database: one per database).
+          d1Databases: {
+            REPLICA_DB: "replica-test-double",
+            ...Object.fromEntries(extra.flatMap((binding) => [[binding, `${binding.toLowerCase()}-test`], [`REPLICA_${binding}`, `replica-${binding.toLowerCase()}-test-double`]])),
+          },
           bindings: { ...TEST_BINDINGS, TEST_MIGRATIONS: migrations, TEST_DATABASES: ["DB", ...extra], DIRECTORY: "DB", SHARDS: shards.join(",") },
         },
       }),

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, dbSnapshot, type CallResult } from "./helpers";
+import { as, databases, dbSnapshot, shardNameOf, type CallResult } from "./helpers";
 import { expectedOutcome, type Caller } from "./harness/access";
 import { loadContract, type Contract } from "./harness/contract";
 import { isMounted, lastMemberName, referenceMemberPaths } from "./harness/coverage";
@@ -25,7 +25,8 @@ let adminOfA: Caller;
 beforeAll(async () => {
   contract = await loadContract();
   a = await createWorld("TenantA");
-  b = await createWorld("TenantB");
+  // Over several databases B lives on the other shard: A's requests must not reach it across shards either.
+  b = await createWorld("TenantB", { apartFrom: a });
   adminOfA = { label: "admin of A", kind: "accountAdmin", credentials: as(a.admin), privileges: ["ROLE_ADMIN"] };
 }, 60_000);
 
@@ -104,6 +105,10 @@ async function rowsOf(accountId: string) {
 }
 
 describe("tenancy matrix: an admin of account A against account B's objects", () => {
+  it("puts B on another database than A where the project has several", async () => {
+    if (databases().length > 1) expect(await shardNameOf(b.account.id)).not.toBe(await shardNameOf(a.account.id));
+  });
+
   it("every id-bearing operation answers B's object exactly like an unknown id: 404 NOT_FOUND, nothing of B, nothing changed", async () => {
     const problems: string[] = [];
     const operations = contract.operations.filter((op) => op.pathParams.length > 0 && expectedOutcome(op, adminOfA) === "passes" && !upserts(op));

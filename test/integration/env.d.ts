@@ -9,8 +9,9 @@ declare global {
       TEST_DATABASES: ("DB" | "SHARD_2")[];
       /** The second shard of the integration-shards project. */
       SHARD_2: D1Database;
-      /** The replica of the lagging-D1 test double (test/integration/replication). */
+      /** The replicas of the lagging-D1 test doubles (test/integration/replication): DB's, and SHARD_2's in integration-shards. */
       REPLICA_DB: D1Database;
+      REPLICA_SHARD_2: D1Database;
     }
     // Types `exports.default` (the Worker's own fetch handler) in the tests.
     interface GlobalProps {

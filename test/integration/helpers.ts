@@ -220,17 +220,35 @@ export async function countOnEveryDatabase(query: string, ...values: unknown[]):
 }
 
 /**
- * A new account on the same database as `accountId` (new accounts alternate over the shards: a few
- * are made until one lands there; on one database, the first). For checks that another account's
- * row is refused by the database itself, which over several databases would otherwise not hold it.
+ * A new account on the same database as `accountId` (on one database, the first made). For checks
+ * that another account's row is refused by the database itself, which over several databases would
+ * otherwise not hold it.
  */
 export async function createAccountBeside(accountId: string) {
-  const target = await bindingOf(accountId);
+  return createAccountOn(await bindingOf(accountId));
+}
+
+/**
+ * A new account, made by `create`, on another database than `accountId`'s where there is one (over
+ * several databases: what one account reaches of another then crosses shards); on one database, the first made.
+ */
+export async function createAccountApart<T extends { id: string }>(accountId: string, create: () => Promise<T>) {
+  const here = await bindingOf(accountId);
+  return createAccountOn(databases().find(([binding]) => binding !== here)?.[0] ?? here, create);
+}
+
+/**
+ * A new account on the database `binding` (DB on one database): new accounts alternate over the
+ * shards, so a few are made, by `create` (through the API by default), until one lands there.
+ */
+export function createAccountOn(binding: string): ReturnType<typeof createAccount>;
+export function createAccountOn<T extends { id: string }>(binding: string, create: () => Promise<T>): Promise<T>;
+export async function createAccountOn(binding: string, create: () => Promise<{ id: string }> = () => createAccount()) {
   for (let attempt = 0; attempt <= databases().length; attempt++) {
-    const account = await createAccount();
-    if ((await bindingOf(account.id)) === target) return account;
+    const account = await create();
+    if ((await bindingOf(account.id)) === binding) return account;
   }
-  throw new Error(`no new account landed on the database of ${accountId}`);
+  throw new Error(`no new account landed on ${binding}`);
 }
 
 /**

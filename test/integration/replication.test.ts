@@ -4,27 +4,40 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { fillTemplate, listOperations, loadDocument } from "./harness/document";
 import { assertConformant } from "./harness/response-validation";
-import { basic, buildRequest, call, expectError, expectUnauthenticated, PASSWORD, SUPERVISOR, unique, type CallOptions, type CallResult } from "./helpers";
+import { basic, buildRequest, call, createAccountOn, databases, DEFAULT_ACCOUNT_ID, expectError, expectUnauthenticated, PASSWORD, SUPERVISOR, unique, type CallOptions, type CallResult } from "./helpers";
+import { sharded } from "./every-database";
 import { bookmarkAt, LaggingD1, positionOf } from "./replication/lagging-d1";
 
 /**
- * Read replication (D1's Sessions API, src/db/session.ts) run through a lagging replica: the Worker
- * is given, as its DB binding, a test double (replication/lagging-d1.ts) whose replica is a second
- * real local D1 that replays the primary's writes only when a session needs it to (lag: Infinity)
- * or a set number of writes behind. Everything else is the real Worker and the real migrations.
+ * Read replication (D1's Sessions API, src/db/session.ts) run through lagging replicas: the Worker
+ * is given, as each of its D1 bindings, a test double (replication/lagging-d1.ts) whose replica is
+ * a second real local D1 that replays the primary's writes only when a session needs it to (lag:
+ * Infinity) or a set number of writes behind. Everything else is the real Worker and the real
+ * migrations.
+ *
+ * On one database the double is DB's. Over a directory and two shards (integration-shards) every
+ * database has its double, and the tests' accounts live on SHARD_2, not on the directory's
+ * database: a request's directory session (DB's double) and its account's shard session (SHARD_2's)
+ * are then two replicated databases, as in a deployment, and a bookmark is the shard's
+ * (docs/replication.md, "Over several databases").
  */
-let d1: LaggingD1;
+const doubles = new Map<string, LaggingD1>();
 let bindings: typeof env;
+/** The database of the tests' accounts (the last of the project's), its double, and the directory's (DB's; the same on one database). */
+const ACCOUNTS_ON = databases().at(-1)![0];
+const shardD1 = () => doubles.get(ACCOUNTS_ON)!;
+const directoryD1 = () => doubles.get("DB")!;
+const replicaOf = (binding: string) => env[`REPLICA_${binding}` as "REPLICA_DB"];
 
 beforeAll(async () => {
-  await applyD1Migrations(env.REPLICA_DB, env.TEST_MIGRATIONS);
+  for (const [binding] of databases()) await applyD1Migrations(replicaOf(binding), env.TEST_MIGRATIONS);
 });
 
 beforeEach(() => {
-  // Each test starts with a replica that follows only on demand, at the primary's current position.
-  d1 ??= new LaggingD1(env.DB, env.REPLICA_DB);
-  d1.lag = Number.POSITIVE_INFINITY;
-  bindings ??= { ...env, DB: d1 as unknown as D1Database };
+  // Each test starts with replicas that follow only on demand, at their primaries' current positions.
+  if (doubles.size === 0) for (const [binding, database] of databases()) doubles.set(binding, new LaggingD1(database, replicaOf(binding)));
+  for (const d1 of doubles.values()) d1.lag = Number.POSITIVE_INFINITY;
+  bindings ??= { ...env, ...Object.fromEntries(doubles) };
 });
 
 /** A request to the real Worker over the lagging D1, its answer checked against the OpenAPI document. */
@@ -40,13 +53,23 @@ async function send(method: string, path: string, options: CallOptions & { bookm
   return { status: response.status, headers: response.headers, json, text };
 }
 
-/** Runs `request` and checks that every D1 call it made ran where said (the double's trail). */
-async function ranOn(where: "primary" | "replica", request: () => Promise<CallResult>): Promise<CallResult> {
-  const from = d1.trail.length;
+/** Runs `request`, and answers it with the D1 calls it made on each database (the doubles' trails), by binding. */
+async function traced(request: () => Promise<CallResult>): Promise<{ res: CallResult; calls: Map<string, string[]> }> {
+  const from = new Map([...doubles].map(([binding, d1]) => [binding, d1.trail.length]));
   const res = await request();
-  const calls = d1.trail.slice(from);
-  expect(calls.length).toBeGreaterThan(0);
-  for (const place of calls) expect(place.split("@")[0]).toBe(where);
+  return { res, calls: new Map([...doubles].map(([binding, d1]) => [binding, d1.trail.slice(from.get(binding))])) };
+}
+
+/**
+ * Runs `request` and checks that every D1 call its sessions made, on every database or on those of
+ * `on`, ran where said. The binding's own calls (over several databases, the routing's questions to
+ * every shard: db/shards/routing.ts) are the primary's whatever the session, as in D1, and not counted.
+ */
+async function ranOn(where: "primary" | "replica", request: () => Promise<CallResult>, on?: LaggingD1): Promise<CallResult> {
+  const { res, calls } = await traced(request);
+  const made = [...calls].filter(([binding]) => !on || doubles.get(binding) === on).flatMap(([, trail]) => trail.filter((place) => place !== "binding"));
+  expect(made.length).toBeGreaterThan(0);
+  for (const place of made) expect(place.split("@")[0]).toBe(where);
   return res;
 }
 
@@ -54,9 +77,19 @@ const bookmarkOf = (res: CallResult) => res.headers.get("X-D1-Bookmark");
 const roundTrips = (res: CallResult) => Number(res.headers.get("X-D1-Round-Trips"));
 const as = (user: { username: string; password: string }) => ({ username: user.username, password: user.password });
 
+/** The answer of an account's creation by `request` that landed on ACCOUNTS_ON (over several databases a few are made until one does). */
+async function accountCreatedOn(request: () => Promise<CallResult>): Promise<CallResult> {
+  const created = await createAccountOn(ACCOUNTS_ON, async () => {
+    const res = await request();
+    expect(res.status, res.text).toBe(201);
+    return { id: res.json.id as string, res };
+  });
+  return created.res;
+}
+
+/** A new account on ACCOUNTS_ON, made through the doubles. */
 async function newAccount() {
-  const res = await send("POST", "/api/accounts", { body: { name: unique("acct") } });
-  expect(res.status, res.text).toBe(201);
+  const res = await accountCreatedOn(() => send("POST", "/api/accounts", { body: { name: unique("acct") } }));
   return { id: res.json.id as string, name: res.json.name as string, bookmark: bookmarkOf(res)! };
 }
 
@@ -69,19 +102,27 @@ async function newUser(accountId: string, groups = ["Users", "Administrators"]) 
 
 describe("reading one's own writes", () => {
   it("a write answers the primary's bookmark; a read with it sees the write, a read without it is served by the lagging replica and does not", async () => {
-    const before = d1.primaryAt;
     const account = await newAccount();
-    expect(positionOf(account.bookmark)).toBeGreaterThan(before);
+    const d1 = shardD1();
+    expect(positionOf(account.bookmark)).toBe(d1.primaryAt);
     expect(d1.replicaAt).toBeLessThan(d1.primaryAt);
 
+    const from = d1.trail.length;
     const stale = await ranOn("replica", () => send("GET", `/api/accounts/${account.id}`));
     expect(stale.status).toBe(404);
-    expect(positionOf(bookmarkOf(stale)!)).toBeLessThan(positionOf(account.bookmark));
+    // Over several databases the directory's replica does not know the account yet either: the read never reaches its shard.
+    if (sharded()) expect(d1.trail.slice(from).filter((place) => place !== "binding")).toEqual([]);
+    else expect(positionOf(bookmarkOf(stale)!)).toBeLessThan(positionOf(account.bookmark));
 
-    const fresh = await ranOn("replica", () => send("GET", `/api/accounts/${account.id}`, { bookmark: account.bookmark }));
+    const { res: fresh, calls } = await traced(() => send("GET", `/api/accounts/${account.id}`, { bookmark: account.bookmark }));
     expect(fresh.status, fresh.text).toBe(200);
     expect(fresh.json.name).toBe(account.name);
     expect(bookmarkOf(fresh)).toBe(account.bookmark);
+    // The account's rows are read on its shard's replica, caught up to the bookmark. Over several
+    // databases the bookmark says nothing of the directory, so the locator's read of it is the primary's.
+    expect(calls.get(ACCOUNTS_ON)!.length).toBeGreaterThan(0);
+    for (const place of calls.get(ACCOUNTS_ON)!) expect(place).toMatch(/^replica@/);
+    if (sharded()) expect(calls.get("DB")).toEqual(["primary"]);
   });
 
   it("a bookmark costs no round trip: every request's count is that of the real binding", async () => {
@@ -90,8 +131,9 @@ describe("reading one's own writes", () => {
     const viaReplica = await send("GET", "/api/accounts", { bookmark: account.bookmark });
     expect(viaReplica.status).toBe(200);
     expect(roundTrips(viaReplica)).toBe(roundTrips(viaReal));
-    const createdReal = await call("POST", "/api/accounts", { body: { name: unique("acct") } });
-    const createdReplica = await send("POST", "/api/accounts", { body: { name: unique("acct") }, bookmark: account.bookmark });
+    // Both on one database: over several, a creation on the directory's own database is one batch, on another shard two.
+    const createdReal = await accountCreatedOn(() => call("POST", "/api/accounts", { body: { name: unique("acct") } }));
+    const createdReplica = await accountCreatedOn(() => send("POST", "/api/accounts", { body: { name: unique("acct") }, bookmark: account.bookmark }));
     expect(roundTrips(createdReplica)).toBe(roundTrips(createdReal));
     expect(createdReplica.headers.get("X-D1-Served-By")).toMatch(/^primary@PRIMARY/);
   });
@@ -110,7 +152,7 @@ describe("reading one's own writes", () => {
   });
 
   it("a sequence of requests carrying the last bookmark never goes back in time, with the replica one write behind", async () => {
-    d1.lag = 1;
+    for (const d1 of doubles.values()) d1.lag = 1;
     const account = await newAccount();
     let bookmark = account.bookmark;
     const ids: string[] = [];
@@ -156,6 +198,7 @@ describe("what must never be stale, on a lagging replica", () => {
 
     const revoked = await send("DELETE", `/api/trusted-access/tokens/${token.json.token_id}`);
     expect(revoked.status).toBe(204);
+    const d1 = shardD1();
     // The replica has not seen the revocation; the request's first round trip, which carries the token's check, is the primary's.
     expect(d1.replicaAt).toBeLessThan(positionOf(bookmarkOf(revoked)!));
     const from = d1.trail.length;
@@ -199,24 +242,31 @@ describe("what must never be stale, on a lagging replica", () => {
     await send("GET", `/api/users/${user.id}`, { bookmark: user.bookmark });
     expect((await send("DELETE", `/api/users/${user.id}`)).status).toBe(204);
     // The supervisor (no D1 lookup to authenticate) reads the lagging replica: the user is still there.
-    const stale = await ranOn("replica", () => send("GET", `/api/users/${user.id}`));
+    // The account's list, not the user by id: over several databases the locator asks every shard's
+    // primary which account holds an id (binding calls), and a deleted user is then found nowhere. The
+    // isolate remembers where the account lives (placed by the deletion), so no directory read either.
+    const stale = await ranOn("replica", () => send("GET", `/api/users?accountId=${account.id}`));
     expect(stale.status).toBe(200);
+    expect(stale.json.content.map((u: { id: string }) => u.id)).toContain(user.id);
   });
 });
 
 describe("the X-D1-Bookmark header", () => {
   it("a malformed bookmark is a 400 naming the header, before anything is read or written", async () => {
-    const at = d1.primaryAt;
+    const positions = () => [...doubles.values()].map((d1) => d1.primaryAt);
+    const at = positions();
     for (const bad of ["garbage", "00000000-0000-0000", `${bookmarkAt(1)}x`]) {
       const res = await send("POST", "/api/accounts", { body: { name: unique("acct") }, bookmark: bad });
       expectError(res, 400, "INVALID_BOOKMARK");
       expect(res.json.message).toContain("X-D1-Bookmark");
     }
-    expect(d1.primaryAt).toBe(at);
+    expect(positions()).toEqual(at);
   });
 
   it("a well-formed bookmark the database refuses (ahead of it) is a 400 too, not a 500", async () => {
-    const res = await send("GET", "/api/accounts", { bookmark: bookmarkAt(d1.primaryAt + 1000) });
+    // A read of the account's shard, which takes the bookmark (over several databases a request that
+    // reads only the directory, such as the list of accounts, never hands it to D1: docs/replication.md).
+    const res = await send("GET", `/api/accounts/${DEFAULT_ACCOUNT_ID}`, { bookmark: bookmarkAt(directoryD1().primaryAt + 1000) });
     expectError(res, 400, "INVALID_BOOKMARK");
   });
 
@@ -228,7 +278,8 @@ describe("the X-D1-Bookmark header", () => {
       headers: { Origin: origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-d1-bookmark" },
     });
     expect(preflight.headers.get("Access-Control-Allow-Headers")?.toLowerCase()).toContain("x-d1-bookmark");
-    const res = await call("GET", "/api/accounts", { headers: { Origin: origin } });
+    // An account's read: its shard's session answers the bookmark (over several databases, the list of accounts reads only the directory and answers none).
+    const res = await call("GET", `/api/accounts/${DEFAULT_ACCOUNT_ID}`, { headers: { Origin: origin } });
     expect(res.headers.get("Access-Control-Expose-Headers")?.toLowerCase()).toContain("x-d1-bookmark");
     expect(res.headers.get("X-D1-Bookmark")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
   });

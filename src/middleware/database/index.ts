@@ -36,8 +36,11 @@ export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.set("directory", db);
   } else {
     // Two sessions: the directory's, and the shard's, placed once the account is known (db/shards/routing.ts).
-    // A client's bookmark is its account's shard's (the directory's reads start anywhere, its writes at the primary).
-    directorySession = new RequestSession(bindingOf(c, shards.directory), sessionStart(c.req.method, undefined));
+    // A client's bookmark is its account's shard's and says nothing of the directory: a request that
+    // sends one reads the directory at the primary (newer than any bookmark), so the chain still reads
+    // its own writes there (an account it created, found by the locator or in the list). Without one,
+    // the directory's reads start anywhere, its writes at the primary.
+    directorySession = new RequestSession(bindingOf(c, shards.directory), sent === undefined ? sessionStart(c.req.method, undefined) : "first-primary");
     session = new RequestSession(undefined, start);
     const route = new ShardRoute(shards, session);
     c.set("shardRoute", route);
@@ -46,13 +49,14 @@ export const database: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   c.set("d1Session", session);
   c.set("directorySession", directorySession ?? session);
-  c.set("d1ServedBy", session.servedBy);
   await next();
   const bookmark = session.bookmark() ?? sent;
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+  // The shard's calls, then the directory's (over several databases): for the request log and X-D1-Served-By alike.
+  const servedBy = [...session.servedBy, ...(directorySession?.servedBy ?? [])];
+  c.set("d1ServedBy", servedBy);
   if (c.get("config").exposeRoundTrips) {
     c.res.headers.set("X-D1-Round-Trips", String(counter.count));
-    const servedBy = [...session.servedBy, ...(directorySession?.servedBy ?? [])];
     if (servedBy.length > 0) c.res.headers.set("X-D1-Served-By", describeServedBy(servedBy));
   }
   if (counter.trips) rememberStatements(c.get("requestId"), counter.trips);

@@ -1,5 +1,5 @@
 import { PRIVILEGES, SUPERVISOR_TENANT_PRIVILEGES, type Privilege } from "../../../src/domain/privileges";
-import { as, call, createAccount, createUser, PASSWORD, SUPERVISOR, type Credentials } from "../helpers";
+import { as, call, createAccount, createAccountApart, createUser, PASSWORD, SUPERVISOR, type Credentials } from "../helpers";
 import type { Operation } from "./document";
 import type { World } from "./fixtures";
 
@@ -108,9 +108,12 @@ export function trustedClientCaller(world: World): Caller {
   return { label: "trustedClient", kind: "trustedClient", credentials: world.client, privileges: [], headers: address };
 }
 
-/** An administrator of another account, which is then disabled: it cannot sign in any more. */
+/**
+ * An administrator of another account, which is then disabled: it cannot sign in any more. Over
+ * several databases the account is on another shard than the world's (its sign-in is placed there).
+ */
 export async function disabledAccountAdmin(world: World): Promise<Caller> {
-  const account = await createAccount(world.name("Disabled"));
+  const account = await createAccountApart(world.account.id, () => createAccount(world.name("Disabled")));
   const admin = await createUser(account.id, { name: world.name("disabledAdmin"), groups: ["Users", "Administrators"], password: PASSWORD });
   const res = await call("PUT", `/api/accounts/${account.id}`, { body: { name: account.name, disabled: true } });
   if (res.status !== 200) throw new Error(`could not disable the account: ${res.status} ${res.text}`);

@@ -1,4 +1,4 @@
-import { as, call, createAccount, createGroup, createUser, databaseOf, PASSWORD, shardNameOf, type TestUser } from "../helpers";
+import { as, call, createAccount, createAccountApart, createGroup, createUser, databaseOf, PASSWORD, shardNameOf, type TestUser } from "../helpers";
 import { inject } from "vitest";
 import { READER_PASSWORD, READER_USER } from "../../global-setup/fixture-data.mjs";
 import type { HttpMethod } from "./document";
@@ -51,12 +51,17 @@ export interface FixtureEntry {
 
 let worlds = 0;
 
-/** An account with an administrator; `label` goes into the marker (e.g. "TenantB"). */
-export async function createWorld(label: string): Promise<World> {
+/**
+ * An account with an administrator; `label` goes into the marker (e.g. "TenantB"). `apartFrom`: the
+ * account is made on another database than that world's, where there is one (over several
+ * databases, so that what one world reaches of the other crosses shards).
+ */
+export async function createWorld(label: string, options: { apartFrom?: World } = {}): Promise<World> {
   const marker = `${label}Mark${(worlds++).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   let names = 0;
   const name = (prefix: string) => `${prefix}_${marker}_${(names++).toString(36)}`;
-  const account = await createAccount(name("Account"));
+  const make = () => createAccount(name("Account"));
+  const account = options.apartFrom ? await createAccountApart(options.apartFrom.account.id, make) : await make();
   const admin = await createUser(account.id, { name: name("admin"), groups: ["Users", "Administrators"] });
   const client = await createTrustedClient(name, account.id);
   const cache = new Map<string, Promise<unknown>>();
@@ -106,19 +111,20 @@ async function webhookParams(world: World): Promise<PathParams> {
 
 /**
  * A FAILED delivery of a webhook's: written in D1 directly, as the Queue's consumer writes one after
- * its last attempt (making one through the API takes the whole backoff), for the newest event of the
- * account, on the account's database (where its webhooks and events are: docs/sharding.md).
+ * its last attempt (making one through the API takes the whole backoff), for the newest event of the account,
+ * on the account's database (its webhooks, events and deliveries live on its shard, docs/sharding.md).
  */
 async function failedDeliveryParams(world: World): Promise<PathParams> {
   const { id } = await webhookParams(world);
   const deliveryId = crypto.randomUUID();
   const now = new Date().toISOString();
-  await (await databaseOf(world.account.id)).prepare(
+  const inserted = await (await databaseOf(world.account.id)).prepare(
     "INSERT INTO webhook_deliveries (id, webhook_id, event_id, attempts, last_status, last_error, outcome, created_at, updated_at) " +
       "SELECT ?, ?, id, 8, 503, 'HTTP 503', 'FAILED', ?, ? FROM audit_events WHERE account_id = ? ORDER BY id DESC LIMIT 1",
   )
     .bind(deliveryId, id, now, now, world.account.id)
     .run();
+  if (inserted.meta.changes !== 1) throw new Error(`fixture failed delivery: no event of account ${world.account.id} on its database`);
   return { id, deliveryId };
 }
 

@@ -10,6 +10,7 @@
  *   D1 replica does before serving a session that is ahead of it). `first-primary` runs its first
  *   call on the primary; `first-unconstrained` takes the replica where it is; a bookmark starts the
  *   session at that position. A write moves the session's bookmark to the primary's position.
+ * - The binding's own `prepare` and `batch` (outside any session) run on the primary, as D1 runs them.
  *
  * Bookmarks have D1's shape (8-8-8-32 hex digits), the position in the second group. A bookmark
  * ahead of the primary is refused as D1 refuses a bookmark it never issued. Results' meta carry
@@ -24,7 +25,7 @@ export class LaggingD1 {
   #queue: Promise<unknown> = Promise.resolve();
   /** How many writes the replica stays behind the primary when no session needs it newer. */
   lag: number;
-  /** Where each call ran, for the tests: "primary" or "replica@<position>". */
+  /** Where each call ran, for the tests: "primary", "replica@<position>", or "binding" (the binding's own call, on the primary). */
   readonly trail: string[] = [];
 
   constructor(primary: D1Database, replica: D1Database, lag = Number.POSITIVE_INFINITY) {
@@ -44,12 +45,15 @@ export class LaggingD1 {
     return new LaggingSession(this, constraintOrBookmark);
   }
 
-  // The binding's own calls: a session that starts anywhere, as D1 does without withSession.
+  // The binding's own calls, outside any session, run on the primary as D1 runs them without the
+  // Sessions API ("otherwise all queries will continue to be executed only by the primary database",
+  // D1's read replication page); the trail says "binding". Over several databases the routing's
+  // questions to every shard are such calls (db/shards/routing.ts).
   prepare(sql: string): Statement {
-    return this.withSession().prepare(sql);
+    return new LaggingSession(this, "first-primary", "binding").prepare(sql);
   }
   batch(statements: Statement[]): Promise<D1Result[]> {
-    return this.withSession().batch(statements);
+    return new LaggingSession(this, "first-primary", "binding").batch(statements);
   }
 
   /** Runs `work` after every call before it: the double's state changes one call at a time. */
@@ -60,17 +64,17 @@ export class LaggingD1 {
   }
 
   /** Runs a write on the primary and logs it if it commits; answers the primary's new position. */
-  async write<T>(statements: Statement[], run: (db: D1Database) => Promise<T>): Promise<{ answer: T; at: number }> {
+  async write<T>(statements: Statement[], run: (db: D1Database) => Promise<T>, where: PrimaryCall = "primary"): Promise<{ answer: T; at: number }> {
     const answer = await run(this.#primary);
     this.#log.push(statements);
-    this.trail.push("primary");
+    this.trail.push(where);
     return { answer, at: this.#log.length };
   }
 
   /** A read on the primary (the first call of a `first-primary` session). */
-  async readPrimary<T>(run: (db: D1Database) => Promise<T>): Promise<{ answer: T; at: number }> {
+  async readPrimary<T>(run: (db: D1Database) => Promise<T>, where: PrimaryCall = "primary"): Promise<{ answer: T; at: number }> {
     const answer = await run(this.#primary);
-    this.trail.push("primary");
+    this.trail.push(where);
     return { answer, at: this.#log.length };
   }
 
@@ -103,13 +107,18 @@ export function positionOf(bookmark: string): number {
 /** A statement that only reads (a write would make the replica diverge: the double refuses to send one there). */
 const isRead = (sql: string) => /^\s*select\b/i.test(sql) || (/^\s*with\b/i.test(sql) && !/\b(insert|update|delete|replace)\b/i.test(sql));
 
+/** How a call on the primary is named in the trail: a session's, or the binding's own (outside any session). */
+type PrimaryCall = "primary" | "binding";
+
 export class LaggingSession {
   readonly #d1: LaggingD1;
   #bookmark: number | null;
   #firstOnPrimary: boolean;
+  readonly #where: PrimaryCall;
 
-  constructor(d1: LaggingD1, start: string) {
+  constructor(d1: LaggingD1, start: string, where: PrimaryCall = "primary") {
     this.#d1 = d1;
+    this.#where = where;
     this.#firstOnPrimary = start === "first-primary";
     // D1 takes the bookmark a session was opened with as its bookmark before any query.
     this.#bookmark = start === "first-primary" || start === "first-unconstrained" ? null : positionOf(start);
@@ -134,12 +143,12 @@ export class LaggingSession {
   /** Runs one call where the session's consistency says, and moves the session's bookmark. */
   execute<T>(writes: boolean, statements: Statement[], run: (db: D1Database) => Promise<T>): Promise<T> {
     return this.#d1.serialized(async () => {
-      const onPrimary = writes || this.#firstOnPrimary;
+      const onPrimary = writes || this.#firstOnPrimary || this.#where === "binding";
       this.#firstOnPrimary = false;
       const { answer, at } = writes
-        ? await this.#d1.write(statements, run)
+        ? await this.#d1.write(statements, run, this.#where)
         : onPrimary
-          ? await this.#d1.readPrimary(run)
+          ? await this.#d1.readPrimary(run, this.#where)
           : await this.#d1.readReplica(this.#bookmark ?? 0, run);
       this.#bookmark = Math.max(this.#bookmark ?? 0, at);
       markServedBy(answer, onPrimary);
