@@ -16,7 +16,7 @@ import {
   withinOneThrottleWindow,
   type TestUser,
 } from "./helpers";
-import { shardsAsked } from "./every-database";
+import { nameAsked } from "./every-database";
 import { bearerFor, createClient, expireToken } from "./trusted-access-helpers";
 
 let account: { id: string; name: string };
@@ -196,14 +196,14 @@ describe("credential cache and D1 round trips", () => {
     const second = await call("GET", path, { as: as(user) });
     expect(second.status).toBe(200);
     // The handler reads the user once; the first request also loaded the credentials (over several
-    // databases, after asking every shard for the name: a cold sign-in, docs/sharding.md).
+    // databases, after asking the directory whose the name is: a cold sign-in, docs/sharding.md).
     expect(roundTrips(second)).toBe(1);
-    expect(roundTrips(first)).toBe(2 + shardsAsked());
+    expect(roundTrips(first)).toBe(2 + nameAsked());
 
     // A wrong password is never answered from the cache.
     const wrong = await call("GET", path, { as: { username: user.username, password: "wrong password" } });
     expect(wrong.status).toBe(401);
-    expect(roundTrips(wrong)).toBe(1 + shardsAsked());
+    expect(roundTrips(wrong)).toBe(1 + nameAsked());
 
     const changed = await call("PUT", path, {
       as: as(user),
@@ -213,7 +213,7 @@ describe("credential cache and D1 round trips", () => {
     expectUnauthenticated(await call("GET", path, { as: as(user) }), path);
     const fresh = await call("GET", path, { as: { username: user.username, password: "the next password" } });
     expect(fresh.status).toBe(200);
-    expect(roundTrips(fresh)).toBe(2 + shardsAsked());
+    expect(roundTrips(fresh)).toBe(2 + nameAsked());
     expect(roundTrips(await call("GET", path, { as: { username: user.username, password: "the next password" } }))).toBe(1);
   });
 });

@@ -29,8 +29,7 @@ export const otherShards = (): number => (env.SHARDS ?? "DB").split(",").filter(
 /**
  * Round trips a bearer token this isolate has not verified yet adds over several databases: every
  * shard is asked at once which holds it (db/shards/routing.ts, placeByToken), one counted each.
- * Also what a pull and a Basic sign-in not answered from the credential cache add (the user's name
- * asked of every shard, placeByUserName). 0 on one database.
+ * 0 on one database.
  */
 export const shardsAsked = (): number => {
   const shards = (env.SHARDS ?? "DB").split(",").map((name) => name.trim()).filter(Boolean);
@@ -39,6 +38,12 @@ export const shardsAsked = (): number => {
 
 /** Whether the project runs over several databases (the integration-shards project). */
 export const sharded = (): boolean => shardsAsked() > 0;
+
+/**
+ * What a Basic sign-in or a pull not answered from the credential cache adds over several databases:
+ * one directory read of whose the name is and where its account lives (placeByUserName). 0 on one database.
+ */
+export const nameAsked = (): number => (sharded() ? 1 : 0);
 
 /** The rows of a query on every database, one after the other (rows that may be on any shard). */
 export async function allEverywhere(query: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {

@@ -49,10 +49,10 @@ describe("push: create or update the user, then a token", () => {
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     expect(res.headers.get("Pragma")).toBe("no-cache");
     // Client authentication, the reads, then one batch for the user, its groups, attributes and the token. Over
-    // several databases (this file's account is on a shard other than the directory's), also: the name asked of
-    // every shard with the account asked of the directory, the new user's name claimed in the directory, and the
-    // directory's confirmation of the client.
-    expect(roundTrips(res)).toBe(sharded() ? 3 + shardsAsked() + 3 : 3);
+    // several databases (this file's account is on a shard other than the directory's), also: one directory read of
+    // the account and of whose the name is, the new user's name claimed in the directory, and the directory's
+    // confirmation of the client.
+    expect(roundTrips(res)).toBe(sharded() ? 3 + 3 : 3);
 
     const user = await userNamed(username);
     expect(user).toMatchObject({ fullName: "Pushed Person", email: "pushed@example.test", groups: ["Administrators", "Users"], createdByUserID: `client:${client.clientId}` });
@@ -164,8 +164,8 @@ describe("pull: a token for an existing user", () => {
   it("by username alone (names are unique), or with its account's name; two round trips", async () => {
     const res = await pullToken(client.credentials, { username: member.username });
     expect(res.status, res.text).toBe(200);
-    // Over several databases, also: the name asked of every shard, and the directory's confirmation of the client.
-    expect(roundTrips(res)).toBe(sharded() ? 2 + shardsAsked() + 1 : 2);
+    // Over several databases, also: the directory asked whose the name is, and its confirmation of the client.
+    expect(roundTrips(res)).toBe(sharded() ? 2 + 2 : 2);
     expect((await pullToken(client.credentials, { username: member.username, account: account.name })).status).toBe(200);
   });
 

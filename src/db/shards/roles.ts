@@ -42,8 +42,8 @@ import {
  *
  * Users and access_tokens stay on the shard: the owner triggers and foreign keys of sources,
  * folders and grants name users, and the bearer check joins a token to its user. A cold Basic
- * sign-in, or a bearer token this isolate has not verified yet, asks every shard at once
- * (db/shards/routing.ts).
+ * sign-in is placed by user_names; a bearer token this isolate has not verified yet asks every
+ * shard at once (db/shards/routing.ts).
  */
 export const DIRECTORY_TABLES = [accounts, userNames, trustedAccessClients, connectionTypes, connectionTypeAccounts, accountMoves] as const;
 

@@ -115,24 +115,23 @@ export async function placeRequest(c: Context<AppEnv>, accountId: string): Promi
 export const isPlaced = (c: Context<AppEnv>): boolean => c.get("shardRoute")?.session.placed ?? true;
 
 /**
- * Places a Basic sign-in on the shard of the user's account: every shard is asked at once for the
- * name (one round trip of latency, one counted per shard; cold sign-ins only: a verified
- * credential is cached with its account). An unknown name is placed on the directory's database,
- * where its look-up finds nothing.
+ * Places a Basic sign-in (or a pull) on the shard of the user's account: the directory's user_names
+ * says whose the name is (db/shards/user-names.ts), and its accounts row where that account lives,
+ * in one read, remembered (cold sign-ins only: a verified credential is cached with its account).
+ * An unknown name is placed on the directory's database, where its look-up finds nothing.
  */
-export const placeByUserName = (c: Context<AppEnv>, username: string) => placeByAskingEveryShard(c, "SELECT account_id FROM users WHERE name = ?", username);
+export const placeByUserName = (c: Context<AppEnv>, username: string) =>
+  placeByDirectoryRow(c, "SELECT a.id, a.shard FROM user_names n JOIN accounts a ON a.id = n.account_id WHERE n.name = ?", username);
 
 /**
  * Places a bearer request whose token this isolate has not verified yet: every shard is asked at
  * once which account holds the token (tokens live with their user, on its shard). A token no shard
  * holds is placed on the directory's database, where its verification finds nothing.
  */
-export const placeByToken = (c: Context<AppEnv>, digest: string) => placeByAskingEveryShard(c, "SELECT account_id FROM access_tokens WHERE token_hash = ?", digest);
-
-async function placeByAskingEveryShard(c: Context<AppEnv>, query: string, value: string): Promise<void> {
+export async function placeByToken(c: Context<AppEnv>, digest: string): Promise<void> {
   const route = c.get("shardRoute");
   if (!route) return;
-  const accountId = await askEveryShard(c, query, value);
+  const accountId = await askEveryShard(c, "SELECT account_id FROM access_tokens WHERE token_hash = ?", digest);
   if (accountId) return placeRequest(c, accountId);
   placeOnDirectory(route, c);
 }
@@ -183,11 +182,16 @@ export async function placeNewAccount(c: Context<AppEnv>, accountId: string): Pr
 }
 
 /** Places a request on the shard of the account named `name` (a directory read; unknown: the directory's database). */
-export async function placeByAccountName(c: Context<AppEnv>, name: string): Promise<void> {
+export const placeByAccountName = (c: Context<AppEnv>, name: string) => placeByDirectoryRow(c, "SELECT id, shard FROM accounts WHERE name = ?", name);
+
+/**
+ * Places the request on the account a directory query of one `id` and `shard` answers: the id and
+ * the shard in one read, remembered, so placeRequest asks nothing more. No row: the directory's database.
+ */
+async function placeByDirectoryRow(c: Context<AppEnv>, query: string, value: string): Promise<void> {
   const route = c.get("shardRoute");
   if (!route) return;
-  // The id and the shard in one read: the placement is remembered, so placeRequest asks nothing more.
-  const row = await c.get("directory").$client.prepare("SELECT id, shard FROM accounts WHERE name = ?").bind(name).first<{ id: string; shard: string | null }>();
+  const row = await c.get("directory").$client.prepare(query).bind(value).first<{ id: string; shard: string | null }>();
   if (!row) return placeOnDirectory(route, c);
   rememberPlacement(row.id, shardOfRow(route.config, row.shard), c.get("config").credentialCacheTtlMs);
   return placeRequest(c, row.id);

@@ -11,7 +11,7 @@ import { clientCheckedAfter, clientConfirmed, clientStub } from "../../db/shards
 import { claimUserName, freeStaleUserName, releaseUserName, userNameHolder } from "../../db/shards/user-names";
 import { writeAcross } from "../../db/shards/write-across";
 import { shardOfRow } from "../../db/shards/config";
-import { askEveryShard, placeByUserName, placeRequest, rememberPlacement } from "../../db/shards/routing";
+import { placeByUserName, placeRequest, rememberPlacement } from "../../db/shards/routing";
 import { NO_PASSWORD } from "../../domain/passwords";
 import { nowInSeconds, pullRefusal, pushRefusal, type GrantRefusal } from "../../domain/trusted-access";
 import { isSupervisorName } from "../../domain/usernames";
@@ -107,26 +107,29 @@ export const push: AppRouteHandler<typeof routes.push> = async (c) => {
 };
 
 /**
- * Over several databases: the push runs on the named account's shard. The user's name is asked of
- * every shard at the same time as the directory is asked for the account: an unknown account, or a
- * user of another account, is refused here, before anything is written.
+ * Over several databases: the push runs on the named account's shard. One directory read answers
+ * the account and whose the user's name is (user_names): an unknown account, or a user of another
+ * account, is refused here, before anything is written.
  */
 async function placePush(c: Context<AppEnv>, body: PushRequest): Promise<void> {
   if (!c.get("shardRoute")) return;
-  const [userAccountId, account] = await Promise.all([
-    askEveryShard(c, "SELECT account_id FROM users WHERE name = ?", body.username),
-    c.get("directory").select({ id: accounts.id, disabled: accounts.disabled, shard: accounts.shard }).from(accounts).where(eq(accounts.name, body.account)).get(),
-  ]);
+  const row = await c
+    .get("directory")
+    .$client.prepare("SELECT a.id, a.disabled, a.shard, (SELECT account_id FROM user_names WHERE name = ?) AS user_account_id FROM (SELECT 1) LEFT JOIN accounts a ON a.name = ?")
+    .bind(body.username, body.account)
+    .first<{ id: string | null; disabled: number | null; shard: string | null; user_account_id: string | null }>();
+  const account = row?.id ? { id: row.id, disabled: row.disabled === 1 } : null;
+  const userAccountId = row?.user_account_id ?? undefined;
   if (!account || (userAccountId !== undefined && userAccountId !== account.id)) {
     const refusal = pushRefusal({
       servedAccountIds: c.get("client")!.accountIds,
-      namedAccount: account ?? null,
+      namedAccount: account,
       user: userAccountId === undefined ? null : { accountId: userAccountId, accountDisabled: false },
     });
     throw refusalError(refusal ?? "no-such-account", body);
   }
   // Placed from the row just read: no second read of the directory.
-  rememberPlacement(account.id, shardOfRow(c.get("config").shards, account.shard), c.get("config").credentialCacheTtlMs);
+  rememberPlacement(account.id, shardOfRow(c.get("config").shards, row!.shard), c.get("config").credentialCacheTtlMs);
   await placeRequest(c, account.id);
 }
 

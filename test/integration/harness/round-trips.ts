@@ -190,10 +190,10 @@ export const SHARDED_ROUND_TRIPS: Record<string, (layout: Layout) => number> = {
   "DELETE /api/trusted-access/clients/{id}": (l) => l.others,
   // The supervisor names the token by id: every shard is asked which account holds it.
   "DELETE /api/trusted-access/tokens/{tokenId}": (l) => l.asked,
-  // The user's name asked of every shard; the directory confirms the client once the token is written apart from it.
-  "POST /api/trusted-access/pull/tokens": (l) => l.asked + l.apart,
-  // The same, the directory's read of the account the push names, and the new user's name claimed in the directory.
-  "POST /api/trusted-access/push/tokens": (l) => l.asked + l.several + 2 * l.apart,
+  // The directory asked whose the user's name is; it confirms the client once the token is written apart from it.
+  "POST /api/trusted-access/pull/tokens": (l) => l.several + l.apart,
+  // The same (one directory read of the account the push names and of the name's), and the new user's name claimed in the directory.
+  "POST /api/trusted-access/push/tokens": (l) => l.several + 2 * l.apart,
   // A user's name claimed in the directory before the shard's write, or released after it (db/shards/user-names.ts); the registry's PUT renames.
   "POST /api/users": (l) => l.apart,
   "PUT /api/users/{id}": (l) => 2 * l.apart,

@@ -7,8 +7,8 @@ import { as, call, createAccount, createUser, unique } from "../helpers";
 
 /**
  * What routing costs over a directory and two shards (X-D1-Round-Trips; docs/sharding.md): nothing
- * on a warm isolate, one directory read for an account the isolate has not placed lately, and one
- * trip per shard for a cold sign-in or a supervisor's object located by id. The module state the
+ * on a warm isolate, one directory read for an account the isolate has not placed lately or a cold
+ * sign-in, and one trip per shard for a supervisor's object located by id. The module state the
  * Worker keeps per isolate (credential cache, placements) is this test's too: it is cleared to make
  * a request cold.
  */
@@ -44,14 +44,14 @@ describe("round trips over two shards", () => {
     expect(tripsOf(read)).toBe(ROUND_TRIPS["GET /api/groups"]! + 1);
   });
 
-  it("a cold sign-in asks every shard for the name, then the account's place, then reads", async () => {
+  it("a cold sign-in asks the directory whose the name is and where its account lives, then reads", async () => {
     const { account, admin } = await userOnShard2();
     invalidateUser(admin.id);
     forgetPlacement(account.id);
     const read = await call("GET", "/api/groups", { as: as(admin) });
     expect(read.status).toBe(200);
-    // The name on every shard, the account's place in the directory, the user's row, then the list.
-    expect(tripsOf(read)).toBe(SHARD_COUNT + 1 + 1 + ROUND_TRIPS["GET /api/groups"]!);
+    // The name's account and its shard in one directory read (user_names), the user's row, then the list.
+    expect(tripsOf(read)).toBe(1 + 1 + ROUND_TRIPS["GET /api/groups"]!);
   });
 
   it("the supervisor's read of an object by id asks every shard which account holds it", async () => {
