@@ -51,6 +51,62 @@ const zodWithoutJsonSchema = {
   },
 };
 
+/**
+ * Modules of libraries that a library's own modules import but whose code the Worker never runs,
+ * each replaced by a small stand-in: what remains of its exports gives the same answers to every
+ * call the Worker makes. Keyed by the module's path under node_modules; a release that moves or
+ * changes one fails the build (the stand-in checks what it replaces), never silently.
+ */
+const STAND_INS = {
+  // postgres.js's logical replication (`sql.subscribe`) and large objects (`sql.largeObject`), 5 KiB:
+  // the connectors only query. postgres() makes its subscriber at once, as a second client that
+  // never connects until `sql.subscribe` is called; without it `sql.end()` has one client fewer to
+  // end, which held no connection.
+  "postgres/cf/src/subscribe.js": {
+    expect: /^export default function Subscribe\(postgres, options\) \{$/m,
+    contents: `export default function Subscribe() { return () => { throw new Error("postgres.js's sql.subscribe is not in the deploy build (scripts/build.mjs)"); }; }`,
+  },
+  "postgres/cf/src/large.js": {
+    expect: /^export default function largeObject\(sql, oid, mode/m,
+    contents: `export default function largeObject() { throw new Error("postgres.js's sql.largeObject is not in the deploy build (scripts/build.mjs)"); }`,
+  },
+  // Drizzle's SQL builder asks of every chunk whether it is a PostgreSQL enum (`isPgEnum`), and its
+  // module brings PostgreSQL's column classes; the question needs none of them: the same function.
+  "drizzle-orm/pg-core/columns/enum.js": {
+    expect: /^function isPgEnum\(obj\) \{\n  return !!obj && typeof obj === "function" && isPgEnumSym in obj && obj\[isPgEnumSym\] === true;\n\}$/m,
+    contents: `const isPgEnumSym = Symbol.for("drizzle:isPgEnum");
+export function isPgEnum(obj) {
+  return !!obj && typeof obj === "function" && isPgEnumSym in obj && obj[isPgEnumSym] === true;
+}`,
+  },
+  // Drizzle's relational config asks `is(entry, PrimaryKeyBuilder)` of PostgreSQL's primary key,
+  // whose module brings PostgreSQL's tables and columns. is() compares entity kinds along the class
+  // chain, so a class of the same kind gets the same answers (and no SQLite entry is one).
+  "drizzle-orm/pg-core/primary-keys.js": {
+    expect: /^class PrimaryKeyBuilder \{\n  static \[entityKind\] = "PgPrimaryKeyBuilder";$/m,
+    contents: `import { entityKind } from "../entity.js";
+export class PrimaryKeyBuilder {
+  static [entityKind] = "PgPrimaryKeyBuilder";
+}`,
+  },
+};
+
+const standIns = {
+  name: "stand-ins",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      const module = /\/node_modules\/(.*)$/.exec(path)?.[1];
+      return module && STAND_INS[module] ? { path, namespace: "stand-in", pluginData: module } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: "stand-in" }, (args) => {
+      const { expect, contents } = STAND_INS[args.pluginData];
+      if (!expect.test(readFileSync(args.path, "utf8"))) throw new Error(`${args.pluginData} is not what its stand-in replaces (scripts/build.mjs STAND_INS)`);
+      return { contents, loader: "js", resolveDir: dirname(args.path) };
+    });
+  },
+};
+
 // The document first: the Worker serves it from its static assets, and it changes with the routes.
 await writeOpenApiDocument();
 rmSync(outdir, { recursive: true, force: true });
@@ -72,10 +128,11 @@ const { outputFiles } = await esbuild.build({
   external: ["node:*", "cloudflare:*"],
   chunkNames: "chunks/[name]-[hash]",
   define: { "process.env.NODE_ENV": '"production"' },
-  plugins: [zodWithoutJsonSchema, withoutDocumentationPlugin],
+  plugins: [zodWithoutJsonSchema, standIns, withoutDocumentationPlugin],
   logLevel: "warning",
   write: false,
 });
+
 for (const file of outputFiles) {
   const code = minify ? (await compress(file.text, { module: true, ecma: 2022, compress: { passes: 2 }, format: { comments: false } })).code : file.text;
   mkdirSync(dirname(file.path), { recursive: true });
