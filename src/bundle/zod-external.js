@@ -1,5 +1,5 @@
-// zod/v4/classic/external.js (zod 4.6) less `export * as locales`, `fromJSONSchema` and the compiler (`compile`, `withParser`, `INVALID`, its errors): see ./zod.js.
-export * as core from "./zod-core.js";
+// zod/v4/classic/external.js (zod 4.6) less `export * as locales`, `fromJSONSchema`, the compiler (`compile`, `withParser`, `INVALID`, its errors)
+// and `export * as core` (`z.core`, zod's internals as one namespace object of some 300 members: 2.6 KiB of the gzipped upload): see ./zod.js.
 export * from "../../node_modules/zod/v4/classic/schemas.js";
 export * from "../../node_modules/zod/v4/classic/checks.js";
 export * from "../../node_modules/zod/v4/classic/errors.js";

@@ -3,7 +3,7 @@ import type { Context, Handler } from "hono";
 import { applyMergePatch } from "../domain/merge-patch";
 import { ApiError, invalid, validationError } from "./errors";
 import { VENDOR_JSON } from "./media-types";
-import { jsonBody, type RouteExtras } from "./openapi";
+import { jsonBody, routeDeclaration, type RouteExtras } from "./openapi";
 import type { AppEnv } from "./types";
 
 /**
@@ -31,7 +31,8 @@ export function mergePatchRouteOf(declaration: object, summary: string, schemaNa
   const body = z
     .record(z.string(), z.unknown())
     .openapi(schemaName, { description: `A JSON Merge Patch (RFC 7396) of the object's representation; the merged result is validated as the PUT's body (${putSchema.meta()?.id ?? "see PUT"}).` });
-  return {
+  // routeDeclaration: a route's declaration, whose prose the deploy build leaves out (scripts/build-without-docs.mjs).
+  return routeDeclaration({
     ...put,
     method: "patch",
     summary,
@@ -39,7 +40,7 @@ export function mergePatchRouteOf(declaration: object, summary: string, schemaNa
     errors: [...new Set([...(put.errors ?? []), "PRECONDITION_FAILED", "CONCURRENT_UPDATE", "NOT_FOUND"] as const)],
     request: { ...put.request, body: jsonBody(body) },
     responses,
-  } as RouteConfig & RouteExtras & { method: "patch" };
+  } as RouteConfig & RouteExtras & { method: "patch" });
 }
 
 function bodySchemaOf(route: RouteConfig): z.ZodType {

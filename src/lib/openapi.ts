@@ -158,7 +158,7 @@ interface HeaderDoc {
   required?: boolean;
   schema: { type: "string" };
 }
-const header = (description: string, required = true): HeaderDoc => ({ description, required, schema: { type: "string" } });
+const headerDoc = (description: string, required = true): HeaderDoc => ({ description, required, schema: { type: "string" } });
 
 /** The request header every preview operation requires (src/middleware/stability checks it: 400 PREVIEW_NOT_ENABLED). */
 const PREVIEW_HEADER_PARAMETER = {
@@ -200,22 +200,22 @@ const BOOKMARK_HEADER_PARAMETER = {
 /** Headers every response carries, plus those of a stability mark. */
 function commonHeaders(mark: Stability | undefined): Record<string, HeaderDoc> {
   return {
-    "X-Request-Id": header("Id of the request: the caller's sane X-Request-Id, or one made by the service."),
-    "X-D1-Bookmark": header(
+    "X-Request-Id": headerDoc("Id of the request: the caller's sane X-Request-Id, or one made by the service."),
+    "X-D1-Bookmark": headerDoc(
       "The database's position after this request (or the X-D1-Bookmark it was sent, when it ran no statement): send it back in the next request's X-D1-Bookmark to read at least this fresh.",
       false,
     ),
-    ...(mark === "experimental" || mark === "preview" ? { "X-API-Stability": header("`experimental`: this operation may change.") } : {}),
+    ...(mark === "experimental" || mark === "preview" ? { "X-API-Stability": headerDoc("`experimental`: this operation may change.") } : {}),
     ...(mark === "deprecated"
-      ? { Deprecation: header("`true`: this operation is deprecated."), Sunset: header(`When this operation stops working (RFC 8594): \`${SUNSET}\`.`) }
+      ? { Deprecation: headerDoc("`true`: this operation is deprecated."), Sunset: headerDoc(`When this operation stops working (RFC 8594): \`${SUNSET}\`.`) }
       : {}),
   };
 }
 
 /** Headers of particular error statuses. */
 const ERROR_HEADERS: Record<number, Record<string, HeaderDoc>> = {
-  401: { "WWW-Authenticate": header("The authentication challenge (Basic, or Bearer for bearer requests).") },
-  429: { "Retry-After": header("Seconds to wait before signing in again.") },
+  401: { "WWW-Authenticate": headerDoc("The authentication challenge (Basic, or Bearer for bearer requests).") },
+  429: { "Retry-After": headerDoc("Seconds to wait before signing in again.") },
 };
 
 /** What the description of a 400 says about the levels of its Problems. */
@@ -255,15 +255,15 @@ export function defineRoute<const R extends RouteConfig>(config: R & RouteExtras
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses as Record<string, { headers?: object }>)) {
     const own: Record<string, HeaderDoc> =
-      status === "201" ? { Location: header("URL of the created object."), ETag: header("Current entity tag of the object.", false) } : {};
-    if (route.method === "get" && status === "200") own.ETag = header("Entity tag of this representation: send it back in If-None-Match.", false);
+      status === "201" ? { Location: headerDoc("URL of the created object."), ETag: headerDoc("Current entity tag of the object.", false) } : {};
+    if (route.method === "get" && status === "200") own.ETag = headerDoc("Entity tag of this representation: send it back in If-None-Match.", false);
     responses[status] = { ...response, headers: { ...common, ...own, ...(response.headers ?? {}) } };
   }
   // Every GET answers If-None-Match with the current ETag by 304 and no body.
   if (route.method === "get") {
     responses["304"] = {
       description: "Not modified: If-None-Match named the current ETag.",
-      headers: { ...common, ETag: header("The current entity tag.") },
+      headers: { ...common, ETag: headerDoc("The current entity tag.") },
     };
   }
   const byStatus = new Map<number, ErrorCode[]>();

@@ -9,7 +9,9 @@ import type { AppEnv } from "../lib/types";
  * starts without building the Zod schemas and routes of resources it has not been asked for yet:
  * esbuild runs the top level of a module that is only imported dynamically when the import runs,
  * not at start-up. Within a group, sub-apps are mounted in the order listed, which is the order
- * their routes are matched in.
+ * their routes are matched in. A group of several sub-apps loads them through one module of its
+ * own (`accounts.group.ts`, ...): the deploy build makes one module of each dynamic import, and
+ * modules that always load together cost less as one (docs/performance.md).
  */
 export interface Mount<P extends string = string, S extends Schema = any> {
   path: P;
@@ -32,14 +34,9 @@ const group = <M extends Mount[]>(prefix: string, load: () => Promise<M>): Route
 
 export const ROUTE_GROUPS = [
   group("/api/accounts", async () => {
-    const [accounts, members, bundle, bundleImport] = await Promise.all([
-      import("./accounts/accounts.index"),
-      import("./account-members/account-members.index"),
-      import("./account-export/account-export.index"),
-      import("./account-import/account-import.index"),
-    ]);
-    return [mount("/api/accounts", accounts.accountsRouter), mount("/api/accounts", members.accountMembersRouter), mount("/api/accounts", bundle.accountExportRouter),
-      mount("/api/accounts", bundleImport.accountImportRouter),
+    const accounts = await import("./accounts.group");
+    return [mount("/api/accounts", accounts.accountsRouter), mount("/api/accounts", accounts.accountMembersRouter), mount("/api/accounts", accounts.accountExportRouter),
+      mount("/api/accounts", accounts.accountImportRouter),
     ];
   }),
   group("/api/users", async () => [mount("/api/users", (await import("./users/users.index")).usersRouter)]),
@@ -47,17 +44,12 @@ export const ROUTE_GROUPS = [
   group("/api/groups", async () => [mount("/api/groups", (await import("./groups/groups.index")).groupsRouter)]),
   group("/api/quota", async () => [mount("/api/quota", (await import("./quotas/quotas.index")).quotasRouter)]),
   group("/api/sources", async () => {
-    const [sources, fields, metrics, dataEntities] = await Promise.all([
-      import("./sources/sources.index"),
-      import("./source-fields/fields.index"),
-      import("./custom-metrics/metrics.index"),
-      import("./data-entities/data-entities.index"),
-    ]);
+    const sources = await import("./sources.group");
     return [
       mount("/api/sources", sources.sourcesRouter),
-      mount("/api/sources/:sourceId/fields", fields.fieldsRouter),
-      mount("/api/sources/:sourceId/custom-metrics", metrics.customMetricsRouter),
-      mount("/api/sources/data-entities", dataEntities.dataEntitiesRouter),
+      mount("/api/sources/:sourceId/fields", sources.fieldsRouter),
+      mount("/api/sources/:sourceId/custom-metrics", sources.customMetricsRouter),
+      mount("/api/sources/data-entities", sources.dataEntitiesRouter),
     ];
   }),
   group("/api/dashboards", async () => [mount("/api/dashboards", (await import("./dashboards/dashboards.index")).dashboardsRouter)]),
@@ -65,12 +57,12 @@ export const ROUTE_GROUPS = [
   group("/api/calendars", async () => [mount("/api/calendars", (await import("./calendars/calendars.index")).calendarsRouter)]),
   group("/api/folders", async () => [mount("/api/folders", (await import("./folders/folders.index")).foldersRouter)]),
   group("/api/trusted-access", async () => {
-    const [clients, tokens] = await Promise.all([import("./trusted-access/clients.index"), import("./trusted-access/tokens.index")]);
+    const trustedAccess = await import("./trusted-access.group");
     return [
       // The token endpoints authenticate trusted-access clients, not users.
-      mount("/api/trusted-access", tokens.tokenEndpointsRouter, true),
-      mount("/api/trusted-access/clients", clients.trustedAccessClientsRouter),
-      mount("/api/trusted-access/tokens", tokens.tokenRevocationRouter),
+      mount("/api/trusted-access", trustedAccess.tokenEndpointsRouter, true),
+      mount("/api/trusted-access/clients", trustedAccess.trustedAccessClientsRouter),
+      mount("/api/trusted-access/tokens", trustedAccess.tokenRevocationRouter),
     ];
   }),
   group("/api/connection", async () => [mount("/api/connection/types", (await import("./connection-types/connection-types.index")).connectionTypesRouter)]),

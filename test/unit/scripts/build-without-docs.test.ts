@@ -31,6 +31,24 @@ describe("the deploy build without documentation", () => {
     expect(syntaxErrors("sample.ts", out)).toEqual([]);
   });
 
+  it("removes the prose of helpers, parameter objects and route declarations given by name, and keeps what runs", () => {
+    const source = `
+      const NOTE = "Long note.";
+      const BOOKMARK = { name: "X-D1-Bookmark", in: "header", required: false, description: "A bookmark.", schema: { type: "string" } };
+      const Flags = z.object({ dryRun: booleanQuery("Dry " + "run."), warnings: booleanQuery(NOTE), tags: ignoredMember(\`Ignored \${name}.\`, { readOnly: true }) });
+      const headers = { "X-Request-Id": headerDoc("Id of the request."), ETag: headerDoc("The tag.", false) };
+      export const patch = defineRoute(mergePatchRouteOf(put, "Change some members", "PatchBody"));
+      export const route = routeDeclaration({ method: "patch", path: "/x", summary, description: NOTE, request: { query: Flags } } as Config);
+      const notAParameter = { name: "n", description: "kept: no location" };
+    `;
+    const out = withoutDocumentation("sample.ts", source);
+    for (const gone of ["A bookmark.", '"Dry "', "Ignored ", "Id of the request.", "The tag.", "Change some members", "description: NOTE"]) expect(out).not.toContain(gone);
+    for (const kept of ['const NOTE = "Long note."', 'in: "header", required: false', 'schema: { type: "string" }', 'booleanQuery("")', 'ignoredMember("", { readOnly: true })',
+      'headerDoc("", false)', 'mergePatchRouteOf(put, "", "PatchBody")', "summary,", 'description: "kept: no location"'])
+      expect(out).toContain(kept);
+    expect(syntaxErrors("sample.ts", out)).toEqual([]);
+  });
+
   it("leaves every module of src/ valid TypeScript", () => {
     const files = execFileSync("git", ["ls-files", "src/**/*.ts"], { encoding: "utf8" }).trim().split("\n");
     let changed = 0;
