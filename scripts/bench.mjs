@@ -30,8 +30,10 @@ import { measureCalendarCpu } from "./bench-calendar.mjs";
 import { benchTransfer } from "./bench-transfer.mjs";
 import { benchShards } from "./bench-shards.mjs";
 import { parseArgs } from "node:util";
+import { unstable_readConfig } from "wrangler";
 
 assertNode22();
+assertFloorDeployedAsService();
 /** `--only transfer`, `--only shards`: that section alone. */
 const { only: ONLY } = parseArgs({ options: { only: { type: "string" } } }).values;
 const SECTIONS = ["transfer", "shards"];
@@ -92,6 +94,22 @@ function start(config, port, state, vars = []) {
     if (!child.stopping) console.error(`The Worker of ${config} exited with ${code}:\n${said}`);
   });
   return child;
+}
+
+/**
+ * The floor is deployed as the service is: the same compatibility date and flags, and static assets
+ * routed by the same rules. Each is paid by every request before any code of the Worker runs (in
+ * `wrangler dev`, a request for a Worker with assets passes through the asset router first), so a
+ * difference there would be measured as the service's code (docs/performance.md, "The deployment's shape").
+ */
+function assertFloorDeployedAsService() {
+  const shape = (config) => {
+    const read = unstable_readConfig({ config });
+    return { compatibility_date: read.compatibility_date, compatibility_flags: [...read.compatibility_flags].sort(), "assets.run_worker_first": read.assets?.run_worker_first };
+  };
+  const [service, floor] = [shape("wrangler.toml"), shape("scripts/bench-floor/wrangler.toml")];
+  const differ = Object.keys(service).filter((key) => JSON.stringify(service[key]) !== JSON.stringify(floor[key]));
+  if (differ.length > 0) throw new Error(`scripts/bench-floor/wrangler.toml must be deployed as wrangler.toml is; it differs in ${differ.join(", ")}`);
 }
 
 async function stop(child) {
