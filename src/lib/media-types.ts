@@ -80,6 +80,21 @@ function specificity(range: MediaRange, mediaType: string): number {
  *    order of JSON_MEDIA_TYPES.
  */
 export function negotiate(accept: string | null | undefined, requestType: JsonMediaType | undefined, preferred: JsonMediaType = VENDOR_JSON): JsonMediaType | undefined {
+  // A client sends the same Accept on every request: its answer is remembered per isolate.
+  const key = `${accept ?? ""}\n${requestType ?? ""}\n${preferred}`;
+  const known = negotiated.get(key);
+  if (known !== undefined || negotiated.has(key)) return known;
+  // Accept is the client's to choose: a bounded memory, forgotten whole when full.
+  if (negotiated.size >= NEGOTIATED_KEPT) negotiated.clear();
+  const answer = negotiateAnew(accept, requestType, preferred);
+  negotiated.set(key, answer);
+  return answer;
+}
+
+const NEGOTIATED_KEPT = 256;
+const negotiated = new Map<string, JsonMediaType | undefined>();
+
+function negotiateAnew(accept: string | null | undefined, requestType: JsonMediaType | undefined, preferred: JsonMediaType): JsonMediaType | undefined {
   const fallbackOrder = [...new Set([requestType, preferred, ...JSON_MEDIA_TYPES].filter((t): t is JsonMediaType => t !== undefined))];
   if (!accept || accept.trim() === "") return fallbackOrder[0];
   const ranges = parseAccept(accept);

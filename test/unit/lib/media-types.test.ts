@@ -82,3 +82,24 @@ describe("negotiate", () => {
     );
   });
 });
+
+describe("negotiate's memory of answers", () => {
+  it("answers a repeated Accept as the first time, a refusal included, and still right after more distinct headers than it keeps", () => {
+    const cases: [string, ReturnType<typeof negotiate>][] = [
+      ["application/json", "application/json"],
+      ["text/html", undefined],
+      [`${COMPOSER_JSON}, */*;q=0.1`, COMPOSER_JSON],
+    ];
+    for (let pass = 0; pass < 3; pass++) {
+      for (const [accept, answer] of cases) expect(negotiate(accept, undefined)).toBe(answer);
+      // More distinct headers than the memory keeps: it is forgotten and filled anew in between.
+      for (let i = 0; i < 300; i++) expect(negotiate(`application/x-${pass}-${i}, application/json;q=0.5`, undefined)).toBe("application/json");
+    }
+  });
+
+  it("keys on the request's type and the preferred type, not on Accept alone", () => {
+    expect(negotiate("*/*", ZOOMDATA_JSON)).toBe(ZOOMDATA_JSON);
+    expect(negotiate("*/*", undefined)).toBe(VENDOR_JSON);
+    expect(negotiate("*/*", undefined, "application/json")).toBe("application/json");
+  });
+});
