@@ -81,10 +81,11 @@ function specificity(range: MediaRange, mediaType: string): number {
  */
 export function negotiate(accept: string | null | undefined, requestType: JsonMediaType | undefined, preferred: JsonMediaType = VENDOR_JSON): JsonMediaType | undefined {
   // A client sends the same Accept on every request: its answer is remembered per isolate.
+  // Accept is the client's to choose: a bounded memory (short headers only, forgotten whole when full).
+  if ((accept?.length ?? 0) > REMEMBERED_ACCEPT_LENGTH) return negotiateAnew(accept, requestType, preferred);
   const key = `${accept ?? ""}\n${requestType ?? ""}\n${preferred}`;
   const known = negotiated.get(key);
   if (known !== undefined || negotiated.has(key)) return known;
-  // Accept is the client's to choose: a bounded memory, forgotten whole when full.
   if (negotiated.size >= NEGOTIATED_KEPT) negotiated.clear();
   const answer = negotiateAnew(accept, requestType, preferred);
   negotiated.set(key, answer);
@@ -92,6 +93,7 @@ export function negotiate(accept: string | null | undefined, requestType: JsonMe
 }
 
 const NEGOTIATED_KEPT = 256;
+const REMEMBERED_ACCEPT_LENGTH = 256;
 const negotiated = new Map<string, JsonMediaType | undefined>();
 
 function negotiateAnew(accept: string | null | undefined, requestType: JsonMediaType | undefined, preferred: JsonMediaType): JsonMediaType | undefined {

@@ -97,6 +97,13 @@ describe("negotiate's memory of answers", () => {
     }
   });
 
+  it("answers a long Accept (not remembered) as a short one", () => {
+    const long = `${"application/x-unknown, ".repeat(40)}${COMPOSER_JSON};q=0.5`;
+    expect(long.length).toBeGreaterThan(256);
+    expect(negotiate(long, undefined)).toBe(COMPOSER_JSON);
+    expect(negotiate(long, undefined)).toBe(COMPOSER_JSON);
+  });
+
   it("keys on the request's type and the preferred type, not on Accept alone", () => {
     expect(negotiate("*/*", ZOOMDATA_JSON)).toBe(ZOOMDATA_JSON);
     expect(negotiate("*/*", undefined)).toBe(VENDOR_JSON);
