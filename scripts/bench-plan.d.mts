@@ -1,6 +1,8 @@
 // Types of scripts/bench-plan.mjs, for its unit test (test/unit/bench/bench-plan.test.ts).
 export interface RecordedTrip {
   call: string;
+  /** Where the service's D1 session started: "first-primary", "first-unconstrained" or "bookmark". */
+  session?: string;
   statements: { sql: string; params: unknown[] }[];
   rows?: unknown[][];
 }
@@ -10,7 +12,7 @@ export interface Sample {
 }
 export type PlanParam = { c: unknown } | { read: [number, number, number, string] } | { k: string } | { t: (string | { k: string })[] };
 export interface Plan {
-  trips: { call: string; statements: { sql: string; params: PlanParam[] }[] }[];
+  trips: { call: string; session?: string; statements: { sql: string; params: PlanParam[] }[] }[];
   tokens: Record<string, { input?: string; uuid?: true; iso?: true; ms?: true; bytes?: number; unique?: string }>;
   varies: boolean;
 }

@@ -69,7 +69,7 @@ export function compilePlan(sampleA, sampleB) {
   const tripsA = sampleA.trips;
   const tripsB = sampleB.trips;
   if (!sameShape(tripsA, tripsB)) {
-    return { trips: tripsA.map((trip) => ({ call: trip.call, statements: trip.statements.map((s) => ({ sql: s.sql, params: s.params.map((c) => ({ c })) })) })), tokens: {}, varies: true };
+    return { trips: tripsA.map((trip) => ({ call: trip.call, session: trip.session, statements: trip.statements.map((s) => ({ sql: s.sql, params: s.params.map((c) => ({ c })) })) })), tokens: {}, varies: true };
   }
   const inputsA = requestInputs(sampleA.request);
   const inputsB = requestInputs(sampleB.request);
@@ -131,6 +131,7 @@ export function compilePlan(sampleA, sampleB) {
 
   const trips = tripsA.map((trip, t) => ({
     call: trip.call,
+    session: trip.session,
     statements: trip.statements.map((s, i) => ({ sql: s.sql, params: s.params.map((a, p) => param(a, tripsB[t].statements[i].params[p], t)) })),
   }));
   return { trips, tokens, varies: false };

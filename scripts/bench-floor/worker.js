@@ -56,12 +56,20 @@ export default {
     };
 
     if (plan.answer) return new Response(plan.answer.body, { status: plan.answer.status, headers: plan.answer.headers });
+    // The service runs its statements in a D1 session (read replication, src/db/session.ts), opened
+    // where the recorded one started; the floor too, and answers its bookmark as the service does.
+    const sessions = new Map();
+    const sessionFor = (start = "first-unconstrained") => {
+      if (!sessions.has(start)) sessions.set(start, env.DB.withSession(start === "bookmark" ? (request.headers.get("X-D1-Bookmark") ?? "first-unconstrained") : start));
+      return sessions.get(start);
+    };
     try {
       for (const trip of plan.trips) {
-        const statements = trip.statements.map((s) => env.DB.prepare(s.sql).bind(...s.params.map(param)));
+        const db = sessionFor(trip.session);
+        const statements = trip.statements.map((s) => db.prepare(s.sql).bind(...s.params.map(param)));
         switch (trip.call) {
           case "batch":
-            rows.push((await env.DB.batch(statements)).map((result) => result.results ?? []));
+            rows.push((await db.batch(statements)).map((result) => result.results ?? []));
             break;
           case "first": {
             const row = await statements[0].first();
@@ -84,7 +92,8 @@ export default {
       }
       const work = DOMAIN_WORK[plan.key];
       const answer = work ? await work({ rows, plan, query: url.searchParams, body: parsedBody }) : rows;
-      return new Response(JSON.stringify(answer), { headers: { "Content-Type": "application/json" } });
+      const bookmark = [...sessions.values()].at(-1)?.getBookmark();
+      return new Response(JSON.stringify(answer), { headers: { "Content-Type": "application/json", ...(bookmark && { "X-D1-Bookmark": bookmark }) } });
     } catch (error) {
       return new Response(String(error?.message ?? error), { status: 500 });
     }

@@ -1,4 +1,4 @@
-import type { D1Client, RequestSession } from "./session";
+import type { D1Client, RequestSession, SessionStartKind } from "./session";
 
 /**
  * Wraps the D1 binding so every round trip to the database is counted. In production each
@@ -67,6 +67,8 @@ export interface RideAlongCheck {
  */
 export interface RecordedRoundTrip {
   call: "first" | "all" | "run" | "raw" | "rawNames" | "batch";
+  /** Where the D1 session it ran on started (db/session.ts): the floor opens its session alike. */
+  session: SessionStartKind;
   statements: { sql: string; params: unknown[] }[];
   /** Rows per statement (at most ROWS_KEPT each), values encoded as by `recordable`. */
   rows?: unknown[][];
@@ -85,9 +87,9 @@ function recordable(value: unknown): unknown {
   return value;
 }
 
-function recordTrip(counter: RoundTripCounter, call: RecordedRoundTrip["call"], statements: { query: string; values: unknown[] }[]): RecordedRoundTrip | undefined {
+function recordTrip(counter: RoundTripCounter, session: RequestSession, call: RecordedRoundTrip["call"], statements: { query: string; values: unknown[] }[]): RecordedRoundTrip | undefined {
   if (!counter.trips) return undefined;
-  const trip: RecordedRoundTrip = { call, statements: statements.map((s) => ({ sql: s.query, params: s.values.map(recordable) })) };
+  const trip: RecordedRoundTrip = { call, session: session.startKind, statements: statements.map((s) => ({ sql: s.query, params: s.values.map(recordable) })) };
   counter.trips.push(trip);
   return trip;
 }
@@ -213,7 +215,7 @@ const READ = /^\s*(select|with)\b/i;
 async function askAlone(session: RequestSession, counter: RoundTripCounter, check: RideAlongCheck): Promise<void> {
   counter.count++;
   const query = `SELECT CASE WHEN ${check.condition} THEN 1 ELSE 0 END AS ok`;
-  const trip = recordTrip(counter, "all", [{ query, values: check.params }]);
+  const trip = recordTrip(counter, session, "all", [{ query, values: check.params }]);
   const answer = await session.d1.prepare(query).bind(...check.params).all<{ ok: number }>();
   session.record(answer.meta);
   if (trip) trip.rows = [rowsOf(answer)];
@@ -265,7 +267,7 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
     try {
       if (check) results = await guardedBatch(check, inner, sources);
       else {
-        const trip = recordTrip(counter, "batch", sources);
+        const trip = recordTrip(counter, session, "batch", sources);
         results = await batchOn(session, inner);
         if (trip) trip.rows = results.map(rowsOf);
       }
@@ -280,7 +282,7 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
   /** Runs `statements` as one batch behind the check's guard, and answers their results. */
   const guardedBatch = async (check: RideAlongCheck, statements: D1PreparedStatement[], sources: { query: string; values: unknown[] }[]) => {
     const guard = session.d1.prepare(check.guard).bind(...check.params);
-    const trip = recordTrip(counter, "batch", [{ query: check.guard, values: check.params }, ...sources]);
+    const trip = recordTrip(counter, session, "batch", [{ query: check.guard, values: check.params }, ...sources]);
     try {
       const all = await batchOn(session, [guard, ...statements]);
       if (trip) trip.rows = all.map(rowsOf);
@@ -314,13 +316,13 @@ export function countRoundTrips(session: RequestSession, counter: RoundTripCount
       const write = !READ.test(source.query);
       if (write && (check || companion?.pending)) return fromBatch((await batch(check, [statement]))[0]!);
       if (!check) {
-        const trip = recordTrip(counter, call, [source]);
+        const trip = recordTrip(counter, session, call, [source]);
         const answer = await direct(statement[INNER]);
         if (trip) trip.rows = [rowsOf(answer)];
         return answer;
       }
       const ridingSource = { query: `SELECT * FROM (${source.query.replace(/;\s*$/, "")}) WHERE ${check.condition}`, values: [...source.values, ...check.params] };
-      const trip = recordTrip(counter, call, [ridingSource]);
+      const trip = recordTrip(counter, session, call, [ridingSource]);
       const answer = await direct(session.d1.prepare(ridingSource.query).bind(...ridingSource.values));
       if (trip) trip.rows = [rowsOf(answer)];
       if (empty(answer)) await askAlone(session, counter, check);

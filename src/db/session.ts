@@ -43,6 +43,11 @@ export class RequestSession {
     this.#start = "first-primary";
   }
 
+  /** Where the session starts (or started): a constraint, or the client's bookmark. */
+  get startKind(): SessionStartKind {
+    return this.#start === "first-primary" || this.#start === "first-unconstrained" ? this.#start : "bookmark";
+  }
+
   /** The D1 session, opened on first use. */
   get d1(): D1DatabaseSession {
     if (!this.#binding) throw new Error("A statement ran on the request's shard before its account was known (db/shards/placement.ts)");
@@ -61,6 +66,8 @@ export class RequestSession {
     this.servedBy.push({ region: meta.served_by_region, primary: meta.served_by_primary });
   }
 }
+
+export type SessionStartKind = "first-primary" | "first-unconstrained" | "bookmark";
 
 export interface ServedBy {
   region?: string;

@@ -7,9 +7,10 @@ function update(n: number, id: string, revisionRead: string, revisionNew: string
   return {
     request: { path: "/api/calendars/cal-1?x=1", body: { name, type: "MONTH_SHIFT" } },
     trips: [
-      { call: "raw", statements: [{ sql: "select id, revision from calendars where id = ?", params: ["cal-1"] }], rows: [[{ 0: "cal-1", 1: revisionRead }]] },
+      { call: "raw", session: "first-primary", statements: [{ sql: "select id, revision from calendars where id = ?", params: ["cal-1"] }], rows: [[{ 0: "cal-1", 1: revisionRead }]] },
       {
         call: "batch",
+        session: "first-primary",
         statements: [
           { sql: "insert into audit (id, at) values (?, ?)", params: [id, at] },
           { sql: "update calendars set name = ?, body = ?, revision = ? where id = ? and revision = ?", params: [name, `{"name":"${name}","id":"${id}"}`, revisionNew, "cal-1", revisionRead] },
@@ -29,6 +30,10 @@ describe("bench floor plans (scripts/bench-plan.mjs)", () => {
     expect(plan.varies).toBe(false);
     expect(plan.trips[0]!.statements[0]!.params).toEqual([{ c: "cal-1" }]);
     expect(write!.params[3]).toEqual({ c: "cal-1" });
+  });
+
+  it("opens the floor's D1 session where the service's started", () => {
+    expect(plan.trips.map((trip) => trip.session)).toEqual(["first-primary", "first-primary"]);
   });
 
   it("takes a value the request read earlier from the floor's own read", () => {
