@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { splitUtf8 } from "../domain/utf8-chunks";
 import { COUNT_LIMIT_GUARD, refuseWhen, WRITE_CONFLICT_GUARD } from "./batch-guards";
+import { compiled, inBatch } from "./compiled";
 import type { Database } from "./client";
 import { quotaGuardStatement } from "./quota";
 import { jsonDatasetChunks, jsonDatasets } from "./schema";
@@ -66,13 +67,16 @@ export async function listDatasets(db: Database, accountId: string): Promise<Dat
   return selectDatasetSummaries(db, accountId).orderBy(asc(jsonDatasets.name)).all();
 }
 
-/**
- * The current chunks of a dataset, in order (batchable). With `unlessRevisionIn`, none when the
- * dataset's revision is one of those: a client that already holds it gets a 304, and the data is
- * not even read.
- */
-function selectChunks(db: Database, accountId: string, id: string, unlessRevisionIn: string[] = []) {
-  return db
+// One dataset and its current chunks, compiled once per isolate (db/compiled.ts): a dataset's GET
+// runs them on every request. `unlessRevisionIn` is a JSON array of revisions (one bound value
+// however many tags the client sent); when the dataset's revision is one of them no chunk is read:
+// a client that already holds it gets a 304, and the data is not even read.
+const byId = { kind: "account" as const, accountId: sql.placeholder("accountId") };
+const datasetSummaryById = compiled((db) =>
+  db.select(summaryColumns).from(jsonDatasets).where(scoped(jsonDatasets.accountId, byId, eq(jsonDatasets.id, sql.placeholder("id")))).limit(1),
+);
+const currentChunks = compiled((db) =>
+  db
     .select({ data: jsonDatasetChunks.data })
     .from(jsonDatasetChunks)
     .innerJoin(
@@ -86,14 +90,13 @@ function selectChunks(db: Database, accountId: string, id: string, unlessRevisio
     .where(
       scoped(
         jsonDatasets.accountId,
-        inAccount(accountId),
-        eq(jsonDatasets.id, id),
-        // One bound parameter however many tags the client sent.
-        unlessRevisionIn.length > 0 ? sql`${jsonDatasets.revision} NOT IN (SELECT value FROM json_each(${JSON.stringify(unlessRevisionIn)}))` : undefined,
+        byId,
+        eq(jsonDatasets.id, sql.placeholder("id")),
+        sql`${jsonDatasets.revision} NOT IN (SELECT value FROM json_each(${sql.placeholder("unlessRevisionIn")}))`,
       ),
     )
-    .orderBy(asc(jsonDatasetChunks.seq));
-}
+    .orderBy(asc(jsonDatasetChunks.seq)),
+);
 
 export interface StoredDataset {
   dataset: DatasetSummary;
@@ -108,13 +111,15 @@ export async function readDataset(
   id: string,
   options: { unlessRevisionIn?: string[] | "*" } = {},
 ): Promise<StoredDataset | undefined> {
-  const summary = selectDatasetSummaries(db, accountId, eq(jsonDatasets.id, id)).limit(1);
   const skip = options.unlessRevisionIn;
   if (skip === "*") {
-    const [dataset] = await summary.all();
+    const [dataset] = await datasetSummaryById(db).all({ accountId, id });
     return dataset && { dataset, chunks: [] };
   }
-  const [[dataset], chunks] = await db.batch([summary, selectChunks(db, accountId, id, skip)]);
+  const [[dataset], chunks] = await db.batch([
+    inBatch(datasetSummaryById(db), { accountId, id }),
+    inBatch(currentChunks(db), { accountId, id, unlessRevisionIn: JSON.stringify(skip ?? []) }),
+  ]);
   if (!dataset) return undefined;
   const stored = { dataset, chunks: chunks.map((c) => c.data) };
   if (!skip?.includes(dataset.revision)) assertWhole(stored);
@@ -211,7 +216,7 @@ export async function updateDataset(db: Database, target: WriteTarget, changes: 
     sql`NOT EXISTS (SELECT 1 FROM json_datasets WHERE json_datasets.id = ${id} AND json_datasets.revision = ${changes.revision})`,
   );
   if (!data) {
-    const results = await db.batch([update, conflictGuard, selectChunks(db, accountId, id)]);
+    const results = await db.batch([update, conflictGuard, inBatch(currentChunks(db), { accountId, id, unlessRevisionIn: "[]" })]);
     return { dataset: results[0][0]!, chunks: results[2].map((c) => c.data) };
   }
   const statements = replaceDataStatements(db, target, update, conflictGuard, data);

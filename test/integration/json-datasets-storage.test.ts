@@ -7,7 +7,7 @@ import { CHUNK_MAX_BYTES, listDatasets, readDataset, readDatasetText } from "../
 import { RoundTripCounter } from "../../src/db/round-trips";
 import { RequestSession } from "../../src/db/session";
 import { rawMemberText } from "../../src/domain/raw-json";
-import { jsonWithRawMember } from "../../src/routes/json-datasets/json-datasets.response";
+import { datasetBody, jsonWithRawMember } from "../../src/routes/json-datasets/json-datasets.response";
 import { assertConformant } from "./harness/response-validation";
 import { as, buildRequest, call, createAccount, createUser, databaseOf, databases, dbSnapshot, expectError, VENDOR_JSON, type CallOptions, type CallResult, type TestUser } from "./helpers";
 
@@ -245,6 +245,14 @@ describe("jsonWithRawMember", () => {
     expect(reads.join("")).toBe('{"id":"x","n":1,"data":{"a":1.0}}');
     const empty = jsonWithRawMember({}, "data", ["[]"]);
     expect(await new Response(empty).text()).toBe('{"data":[]}');
+  });
+
+  it("an answer whose data is one stored chunk is one string; several chunks are streamed", async () => {
+    expect(datasetBody({ id: "x", n: 1 }, ['{"a":1.0}'])).toBe('{"id":"x","n":1,"data":{"a":1.0}}');
+    expect(datasetBody({}, ["[]"])).toBe('{"data":[]}');
+    const streamed = datasetBody({ id: "x" }, ['{"a":', "1.0}"]);
+    expect(streamed).toBeInstanceOf(ReadableStream);
+    expect(await new Response(streamed).text()).toBe('{"id":"x","data":{"a":1.0}}');
   });
 });
 

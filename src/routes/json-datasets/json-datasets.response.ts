@@ -24,13 +24,23 @@ export function toDatasetSummary(row: DatasetSummary) {
  */
 export function datasetResponse(c: Context<AppEnv>, status: 200 | 201, dataset: DatasetSummary, chunks: string[]): never {
   c.header("ETag", etagOf(dataset.revision));
-  return c.body(jsonWithRawMember(toDatasetSummary(dataset), "data", chunks), status, { "Content-Type": c.get("mediaType") ?? VENDOR_JSON }) as never;
+  return c.body(datasetBody(toDatasetSummary(dataset), chunks), status, { "Content-Type": c.get("mediaType") ?? VENDOR_JSON }) as never;
 }
 
 /** 304 for a GET whose If-None-Match names the dataset's revision (the conditional-get middleware passes it on as is). */
 export function notModified(c: Context<AppEnv>, revision: string): never {
   c.header("ETag", etagOf(revision));
   return c.body(null, 304) as never;
+}
+
+/**
+ * The answer's body: one string when the data is one stored chunk (at most CHUNK_MAX_BYTES, sent with
+ * its length, without a stream's per-piece work), else streamed piece by piece (jsonWithRawMember).
+ */
+export function datasetBody(members: Record<string, unknown>, chunks: string[]): string | ReadableStream<Uint8Array> {
+  if (chunks.length > 1) return jsonWithRawMember(members, "data", chunks);
+  const head = JSON.stringify(members);
+  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"data":${chunks[0] ?? ""}}`;
 }
 
 /**
