@@ -1,7 +1,8 @@
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isConstraintError } from "../lib/errors";
 import type { Database } from "./client";
+import { compiled } from "./compiled";
 import { accounts, connectionGuard, connections, connectionTypes, folders, sources, type ConnectionGuardReason } from "./schema";
 
 /**
@@ -17,7 +18,7 @@ export type ConnectionRow = typeof connections.$inferSelect;
  * out with its table: in a single-table select Drizzle renders ${connectionTypes.id} as a bare "id",
  * which the subqueries would resolve against their own table.
  */
-export function availableTo(accountId: string): SQL<boolean> {
+export function availableTo(accountId: string | Placeholder): SQL<boolean> {
   return sql<boolean>`(NOT EXISTS (SELECT 1 FROM connection_type_accounts cta WHERE cta.type_id = "connection_types"."id")
     OR EXISTS (SELECT 1 FROM connection_type_accounts cta WHERE cta.type_id = "connection_types"."id" AND cta.account_id = ${accountId}))`;
 }
@@ -44,7 +45,7 @@ export function selectTypesFor(db: Database, accountId: string, condition: SQL |
 export type TypeForAccount = { type: ConnectionTypeRow; available: boolean };
 
 /** An account's connections with their types (batchable); `condition` narrows them (one id, a name, a list of ids). */
-export function selectConnectionsWithTypes(db: Database, accountId: string, condition?: SQL) {
+export function selectConnectionsWithTypes(db: Database, accountId: string | Placeholder, condition?: SQL) {
   return db
     .select({ connection: connections, type: connectionTypes, available: availableTo(accountId), projectId: projectOfFolder })
     .from(connections)
@@ -65,9 +66,12 @@ export function selectProjectOfFolder(db: Database, accountId: string, folderId:
 }
 
 export async function findConnectionWithType(db: Database, accountId: string, id: string): Promise<ConnectionWithType | undefined> {
-  const [row] = await selectConnectionsWithTypes(db, accountId, eq(connections.id, id));
+  const [row] = await connectionWithTypeById(db).all({ accountId, id });
   return row;
 }
+
+// Compiled once per isolate (db/compiled.ts): a connection's GET, and the data-store routes, read it on every request.
+const connectionWithTypeById = compiled((db) => selectConnectionsWithTypes(db, sql.placeholder("accountId"), eq(connections.id, sql.placeholder("id"))));
 
 /** `column IN (the values)` with one bound parameter however many values (D1 allows 100 per statement). */
 export function inJsonList(column: SQLiteColumn, values: readonly string[]): SQL {

@@ -28,6 +28,9 @@ const tooLarge = (cap: number) => new ApiError("PAYLOAD_TOO_LARGE", `Request bod
 const malformed = (message: string) =>
   new ApiError("MALFORMED_JSON", message, { problems: [{ name: "body", message, level: "ERROR" }] });
 
+// One decoder per isolate: decode() without `stream` starts afresh on every call.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 export function readJsonBody(cap: BodyCap = defaultBodyCap): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const request = c.req.raw;
@@ -43,7 +46,7 @@ export function readJsonBody(cap: BodyCap = defaultBodyCap): MiddlewareHandler<A
     const bytes = declared >= 0 ? new Uint8Array(await request.arrayBuffer()) : await readCapped(request.body, maxBytes);
     let text: string;
     try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+      text = strictUtf8.decode(bytes);
     } catch {
       throw malformed("The request body is not valid UTF-8");
     }

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { compiled } from "../../db/compiled";
 import { accounts, users } from "../../db/schema";
 import { hasPrivilege } from "../../domain/principal";
 import { PRIVILEGES } from "../../domain/privileges";
@@ -6,6 +7,22 @@ import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError } from "../../lib/errors";
 import type { CurrentUser } from "./current-user.schemas";
 import type * as routes from "./current-user.routes";
+
+// Compiled once per isolate (db/compiled.ts): every signed-in client asks it.
+const currentUser = compiled((db) =>
+  db
+    .select({
+      name: users.name,
+      fullName: users.fullName,
+      email: users.email,
+      roles: users.roles,
+      accountName: accounts.name,
+      groups: sql<string>`(SELECT json_group_array(g.name) FROM (SELECT g.name FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = "users"."id" ORDER BY g.name) g)`,
+    })
+    .from(users)
+    .innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(and(eq(users.id, sql.placeholder("id")), eq(users.accountId, sql.placeholder("accountId")))),
+);
 
 export const getCurrentUser: AppRouteHandler<typeof routes.getCurrentUser> = async (c) => {
   const principal = c.get("principal");
@@ -28,20 +45,7 @@ export const getCurrentUser: AppRouteHandler<typeof routes.getCurrentUser> = asy
     return c.json(supervisor, 200);
   }
   // One round trip: the user with its account's name and its groups' names.
-  const row = await c
-    .get("db")
-    .select({
-      name: users.name,
-      fullName: users.fullName,
-      email: users.email,
-      roles: users.roles,
-      accountName: accounts.name,
-      groups: sql<string>`(SELECT json_group_array(g.name) FROM (SELECT g.name FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = "users"."id" ORDER BY g.name) g)`,
-    })
-    .from(users)
-    .innerJoin(accounts, eq(accounts.id, users.accountId))
-    .where(and(eq(users.id, principal.id), eq(users.accountId, principal.accountId)))
-    .get();
+  const row = await currentUser(c.get("db")).get({ id: principal.id, accountId: principal.accountId });
   // Deleted since another isolate cached its credentials (at most CREDENTIAL_CACHE_TTL_SECONDS): no longer anyone.
   if (!row) throw new ApiError("UNAUTHENTICATED", "The user no longer exists", { headers: { "WWW-Authenticate": 'Basic realm="api", charset="UTF-8"' } });
   const user: CurrentUser = {
