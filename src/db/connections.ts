@@ -65,13 +65,13 @@ export function selectProjectOfFolder(db: Database, accountId: string, folderId:
   return db.select({ projectId: folders.projectId }).from(folders).where(and(eq(folders.accountId, accountId), eq(folders.id, folderId ?? "")));
 }
 
+// Compiled once per isolate (db/compiled.ts): a connection's GET, and the data-store routes, read it on every request.
+const connectionWithTypeById = compiled((db) => selectConnectionsWithTypes(db, sql.placeholder("accountId"), eq(connections.id, sql.placeholder("id"))));
+
 export async function findConnectionWithType(db: Database, accountId: string, id: string): Promise<ConnectionWithType | undefined> {
   const [row] = await connectionWithTypeById(db).all({ accountId, id });
   return row;
 }
-
-// Compiled once per isolate (db/compiled.ts): a connection's GET, and the data-store routes, read it on every request.
-const connectionWithTypeById = compiled((db) => selectConnectionsWithTypes(db, sql.placeholder("accountId"), eq(connections.id, sql.placeholder("id"))));
 
 /** `column IN (the values)` with one bound parameter however many values (D1 allows 100 per statement). */
 export function inJsonList(column: SQLiteColumn, values: readonly string[]): SQL {

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { splitUtf8 } from "../domain/utf8-chunks";
 import { COUNT_LIMIT_GUARD, refuseWhen, WRITE_CONFLICT_GUARD } from "./batch-guards";
@@ -6,7 +6,7 @@ import { compiled, inBatch } from "./compiled";
 import type { Database } from "./client";
 import { quotaGuardStatement } from "./quota";
 import { jsonDatasetChunks, jsonDatasets } from "./schema";
-import { scoped, type AccountScope } from "./scope";
+import { scoped } from "./scope";
 
 /**
  * Storage of JSON datasets: the one module that knows how a dataset's data text is kept.
@@ -53,12 +53,13 @@ export function newDataVersion(text: string): DataVersion {
   return { version: crypto.randomUUID(), ...splitUtf8(text, CHUNK_MAX_BYTES) };
 }
 
-const inAccount = (accountId: string): AccountScope => ({ kind: "account", accountId });
+/** An account's scope; a compiled query names its account by placeholder. */
+const inAccount = (accountId: string | Placeholder) => ({ kind: "account" as const, accountId });
 
 // ---------------------------------------------------------------- reads
 
 /** The summaries of an account's datasets matching `condition`, for paging (batchable). */
-export function selectDatasetSummaries(db: Database, accountId: string, condition?: SQL) {
+export function selectDatasetSummaries(db: Database, accountId: string | Placeholder, condition?: SQL) {
   return db.select(summaryColumns).from(jsonDatasets).where(scoped(jsonDatasets.accountId, inAccount(accountId), condition));
 }
 
@@ -71,10 +72,7 @@ export async function listDatasets(db: Database, accountId: string): Promise<Dat
 // runs them on every request. `unlessRevisionIn` is a JSON array of revisions (one bound value
 // however many tags the client sent); when the dataset's revision is one of them no chunk is read:
 // a client that already holds it gets a 304, and the data is not even read.
-const byId = { kind: "account" as const, accountId: sql.placeholder("accountId") };
-const datasetSummaryById = compiled((db) =>
-  db.select(summaryColumns).from(jsonDatasets).where(scoped(jsonDatasets.accountId, byId, eq(jsonDatasets.id, sql.placeholder("id")))).limit(1),
-);
+const datasetSummaryById = compiled((db) => selectDatasetSummaries(db, sql.placeholder("accountId"), eq(jsonDatasets.id, sql.placeholder("id"))).limit(1));
 const currentChunks = compiled((db) =>
   db
     .select({ data: jsonDatasetChunks.data })
@@ -90,7 +88,7 @@ const currentChunks = compiled((db) =>
     .where(
       scoped(
         jsonDatasets.accountId,
-        byId,
+        inAccount(sql.placeholder("accountId")),
         eq(jsonDatasets.id, sql.placeholder("id")),
         sql`${jsonDatasets.revision} NOT IN (SELECT value FROM json_each(${sql.placeholder("unlessRevisionIn")}))`,
       ),

@@ -19,7 +19,7 @@ export function scopeOf(principal: Principal): AccountScope {
 }
 
 /** Joins the scope's condition to the caller's own conditions (a compiled query's scope names its account by placeholder). */
-export function scoped(accountColumn: SQLiteColumn, scope: AccountScope | { kind: "account"; accountId: Placeholder }, ...conditions: (SQL | undefined)[]): SQL | undefined {
+export function scoped(accountColumn: SQLiteColumn, scope: { kind: "all" } | { kind: "account"; accountId: string | Placeholder }, ...conditions: (SQL | undefined)[]): SQL | undefined {
   const own = scope.kind === "account" ? eq(accountColumn, scope.accountId) : undefined;
   return and(own, ...conditions);
 }

@@ -38,9 +38,13 @@ export function notModified(c: Context<AppEnv>, revision: string): never {
  * its length, without a stream's per-piece work), else streamed piece by piece (jsonWithRawMember).
  */
 export function datasetBody(members: Record<string, unknown>, chunks: string[]): string | ReadableStream<Uint8Array> {
-  if (chunks.length > 1) return jsonWithRawMember(members, "data", chunks);
+  return chunks.length > 1 ? jsonWithRawMember(members, "data", chunks) : textPieces(members, "data", chunks).join("");
+}
+
+/** The JSON text of `members` plus a member `name` whose value is the JSON text `rawValue`, in pieces: the head, each of `rawValue`, the end. */
+function textPieces(members: Record<string, unknown>, name: string, rawValue: string[]): string[] {
   const head = JSON.stringify(members);
-  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"data":${chunks[0] ?? ""}}`;
+  return [`${head.slice(0, -1)}${head === "{}" ? "" : ","}${JSON.stringify(name)}:`, ...rawValue, "}"];
 }
 
 /**
@@ -51,8 +55,7 @@ export function datasetBody(members: Record<string, unknown>, chunks: string[]):
  * piece is in memory at a time.
  */
 export function jsonWithRawMember(members: Record<string, unknown>, name: string, rawValue: string[]): ReadableStream<Uint8Array> {
-  const head = JSON.stringify(members);
-  const pieces = [`${head.slice(0, -1)}${head === "{}" ? "" : ","}${JSON.stringify(name)}:`, ...rawValue, "}"];
+  const pieces = textPieces(members, name, rawValue);
   const encoder = new TextEncoder();
   let next = 0;
   return new ReadableStream<Uint8Array>(
