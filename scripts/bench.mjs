@@ -20,7 +20,7 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertNode22, runWrangler, runWranglerQuietly, serveWorker } from "./wrangler.mjs";
+import { assertNode22, runWrangler, runWranglerQuietly, serveWorkerForBench } from "./wrangler.mjs";
 import { loadHarness } from "./bench-harness/build.mjs";
 import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harness/service.mjs";
 import { closedLoop, markdownTable, median } from "./bench-harness/load.mjs";
@@ -84,14 +84,12 @@ process.on("exit", () => {
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
 function start(config, port, state, vars = []) {
-  const child = serveWorker({ config, port, persistTo: state, vars }, { stdio: ["ignore", "ignore", "pipe"] });
+  const child = serveWorkerForBench({ config, port, persistTo: state, vars });
   running.add(child);
   // What it says goes to the console only if it dies on its own (being stopped, its bundler may complain).
-  let said = "";
-  child.stderr.on("data", (chunk) => (said = (said + chunk).slice(-20_000)));
   child.once("exit", (code) => {
     running.delete(child);
-    if (!child.stopping) console.error(`The Worker of ${config} exited with ${code}:\n${said}`);
+    if (!child.stopping) console.error(`The Worker of ${config} exited with ${code}:\n${child.said()}`);
   });
   return child;
 }

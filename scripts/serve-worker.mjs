@@ -2,13 +2,17 @@
 // storage), without two things of a developer's terminal that a deployed Worker never pays for:
 // - the devtools inspector, which `wrangler dev` always attaches: with it V8 serializes every
 //   console call for the inspector protocol, and wrangler relays it;
-// - wrangler's printing of each console line, which searches the line for stack frames to
-//   source-map: here each line the Worker writes is copied to stdout (stderr for warnings and
-//   errors) as it is.
+// - the relay of each console line through Node: Miniflare reads every line the runtime writes,
+//   parses it as JSON and hands it to wrangler, which searches it for stack frames to source-map,
+//   all in this process, on the same cores as the Worker under measure. Here the runtime writes
+//   its lines (as it formats them: one JSON object each) to this process's stdout itself; its
+//   stderr is relayed as before.
 // Both would be charged to whichever side of the bench logs. npm run bench runs the service and
 // its floor through this, alike.
 //
 //   node scripts/serve-worker.mjs --config wrangler.toml --port 8797 --persist-to DIR [--var NAME:value ...]
+import childProcess from "node:child_process";
+import { PassThrough } from "node:stream";
 import { parseArgs } from "node:util";
 import { unstable_startWorker } from "wrangler";
 import { assertNode22 } from "./wrangler.mjs";
@@ -29,6 +33,14 @@ const bindings = Object.fromEntries(
     return [pair.slice(0, at), { type: "plain_text", value: pair.slice(at + 1) }];
   }),
 );
+// The runtime's stdout is this process's own (see the top); Miniflare is handed an empty stream in its place.
+const spawn = childProcess.spawn;
+childProcess.spawn = (command, args, options) => {
+  if (!/workerd/.test(String(command)) || !Array.isArray(options?.stdio)) return spawn(command, args, options);
+  const child = spawn(command, args, { ...options, stdio: [options.stdio[0], "inherit", ...options.stdio.slice(2)] });
+  child.stdout = new PassThrough();
+  return child;
+};
 const worker = await unstable_startWorker({
   config: values.config,
   bindings,

@@ -2,7 +2,7 @@
 // node_modules/.bin first on PATH, so inside npm scripts `node` is the pinned Node 22 from
 // the `node` devDependency even on machines whose own Node is older (wrangler needs 22+).
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const wranglerBin = fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url));
@@ -69,6 +69,22 @@ const serveWorkerScript = fileURLToPath(new URL("./serve-worker.mjs", import.met
 export function serveWorker({ config = "wrangler.toml", port, persistTo, vars = [] }, options = {}) {
   const args = ["--config", config, "--port", String(port), "--persist-to", persistTo, ...vars.flatMap((v) => ["--var", v])];
   return spawn(process.execPath, [serveWorkerScript, ...args], { env: wranglerEnv(), ...options });
+}
+
+/**
+ * serveWorker for the bench: the Worker's log lines go to `<persistTo>.log`, written there by its
+ * runtime itself (serve-worker.mjs), and what serve-worker says to a pipe. `said()`: the last of
+ * both, for the report of a failure.
+ */
+export function serveWorkerForBench(options) {
+  const logFile = `${options.persistTo}.log`;
+  const log = openSync(logFile, "w");
+  const child = serveWorker(options, { stdio: ["ignore", log, "pipe"] });
+  closeSync(log);
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr = (stderr + chunk).slice(-20_000)));
+  child.said = () => `${readFileSync(logFile, "utf8").slice(-10_000)}${stderr}`;
+  return child;
 }
 
 /**

@@ -1,6 +1,6 @@
 // What the bench's sections that start a Worker of their own share (scripts/bench-transfer.mjs,
 // bench-shards.mjs): the Worker served and stopped, and a client that sends the API's requests.
-import { serveWorker } from "../wrangler.mjs";
+import { serveWorkerForBench } from "../wrangler.mjs";
 
 export const basic = (username, password) => "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
 /** The supervisor of the bench's variables (bench-harness/service.mjs). */
@@ -8,13 +8,11 @@ export const SUPERVISOR = basic("supervisor", "supervisor-test-password");
 
 /**
  * Serves a Worker (scripts/serve-worker.mjs) and waits until it answers: its `api` (client below),
- * `said()` (the last of its stderr) and `stop()`, which waits for its exit. Stopped at this process's
+ * `said()` (the last of its log and stderr) and `stop()`, which waits for its exit. Stopped at this process's
  * exit in any case.
  */
 export async function serveForBench(options) {
-  const child = serveWorker(options, { stdio: ["ignore", "ignore", "pipe"] });
-  let said = "";
-  child.stderr.on("data", (chunk) => (said = (said + chunk).slice(-20_000)));
+  const child = serveWorkerForBench(options);
   const running = () => child.exitCode === null && child.signalCode === null;
   const kill = () => running() && child.kill("SIGTERM");
   process.on("exit", kill);
@@ -28,9 +26,9 @@ export async function serveForBench(options) {
   const api = client(`http://127.0.0.1:${options.port}`);
   await api.waitUntilUp(running).catch(async (error) => {
     await stop();
-    throw new Error(`${error.message}:\n${said.slice(-2000)}`);
+    throw new Error(`${error.message}:\n${child.said().slice(-2000)}`);
   });
-  return { api, said: () => said, stop };
+  return { api, said: child.said, stop };
 }
 
 /** Prints a section's failure (with what its Worker said last) and makes the bench's exit code 1. */
