@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, ROUTING_TRIPS } from "./helpers";
+import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS } from "./helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
@@ -62,5 +62,34 @@ describe("queries compiled once per isolate", () => {
   it("still answer 404 for a name no account has", async () => {
     const res = await call("GET", "/api/accounts/name/no-such-account-anywhere");
     expect(res.status).toBe(404);
+  });
+});
+
+describe("a user's update, compiled once per isolate", () => {
+  it("stores each of many interleaved updates in different accounts with its own values, groups and password", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const groups = await Promise.all(accounts.map((a, i) => createGroup(a.id, `Team ${i}`)));
+    const users = await Promise.all(accounts.map((a) => createUser(a.id)));
+    // Half change the password and send If-Match; account i's user joins i's own group (none for the first).
+    const updated = await Promise.all(
+      users.map(async (user, i) => {
+        const current = await call("GET", `/api/users/${user.id}`);
+        const body = { id: user.id, name: `${user.username}-renamed`, fullName: `Full ${i}`, email: `u${i}@example.com`, roles: [], groups: i === 0 ? [] : ["Users", groups[i]!.name], ...(i % 2 ? { password: `New-password-${i}!` } : {}) };
+        return call("PUT", `/api/users/${user.id}`, { body, headers: i % 2 ? { "If-Match": current.headers.get("ETag")! } : {} });
+      }),
+    );
+    updated.forEach((res) => expect(res.status, res.text).toBe(200));
+    const read = await Promise.all(users.map((user) => call("GET", `/api/users/${user.id}`)));
+    read.forEach((res, i) => {
+      expect(res.json).toMatchObject({ name: `${users[i]!.username}-renamed`, fullName: `Full ${i}`, email: `u${i}@example.com`, accountId: accounts[i]!.id });
+      expect(res.json.groups).toEqual(i === 0 ? [] : [groups[i]!.name, "Users"].sort());
+    });
+    // The new passwords were stored on their own users; the others kept theirs.
+    const signIns = await Promise.all(users.map((user, i) => call("GET", "/api/user", { as: { username: `${user.username}-renamed`, password: i % 2 ? `New-password-${i}!` : user.password } })));
+    signIns.forEach((res) => expect(res.status, res.text).toBe(200));
+    // A stale If-Match misses, leaving the user as it was.
+    const stale = await call("PUT", `/api/users/${users[1]!.id}`, { body: { id: users[1]!.id, name: "stale", roles: [], groups: [] }, headers: { "If-Match": updated[0]!.headers.get("ETag")! } });
+    expect(stale.status).toBe(412);
+    expect((await call("GET", `/api/users/${users[1]!.id}`)).json.name).toBe(`${users[1]!.username}-renamed`);
   });
 });

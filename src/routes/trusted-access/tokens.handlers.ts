@@ -142,7 +142,7 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
   const [accountRows, userRows, groupRows] = await db.batch([
     db.select({ id: accounts.id, disabled: accounts.disabled }).from(accounts).where(eq(accounts.name, body.account)),
     db.select({ id: users.id, accountId: users.accountId }).from(users).where(eq(users.name, body.username)),
-    selectGroupsNamed(db, sql`(SELECT id FROM accounts WHERE name = ${body.account})`, groupNames),
+    selectGroupsNamed(db, { named: body.account }, groupNames),
   ]);
   const account = accountRows[0] ?? null;
   const existing = userRows[0] ?? null;
