@@ -1,8 +1,9 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { isConstraintError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
 import { createDatabase, type Database } from "../client";
+import { compiled, inBatch } from "../compiled";
 import { accounts, userNames, users } from "../schema";
 import { RequestSession } from "../session";
 import { shardOfRow } from "./config";
@@ -16,13 +17,18 @@ import { shardBinding } from "./routing";
  * longer holds (a rename's old name, a deleted user's) is released after the shard's commit.
  */
 
-/** Claims `name` for the user: fails on user_names' primary key when the name is anyone's already. */
-export const claimUserName = (directory: Database, user: { name: string; userId: string; accountId: string }) =>
-  directory.insert(userNames).values({ ...user, claimedAt: new Date().toISOString() });
+// Claim and release run in every write that names a user: compiled once per isolate (db/compiled.ts).
+const claim = compiled((db) =>
+  db.insert(userNames).values({ name: sql.placeholder("name"), userId: sql.placeholder("userId"), accountId: sql.placeholder("accountId"), claimedAt: sql.placeholder("claimedAt") }),
+);
+const release = compiled((db) => db.delete(userNames).where(and(eq(userNames.name, sql.placeholder("name")), eq(userNames.userId, sql.placeholder("userId")))));
 
-/** Lets go of `name` if the user holds it (a no-op otherwise: another user may hold it by now). */
-export const releaseUserName = (directory: Database, name: string, userId: string) =>
-  directory.delete(userNames).where(and(eq(userNames.name, name), eq(userNames.userId, userId)));
+/** Claims `name` for the user: fails on user_names' primary key when the name is anyone's already. Batchable. */
+export const claimUserName = (directory: Database, user: { name: string; userId: string; accountId: string }) =>
+  inBatch(claim(directory), { ...user, claimedAt: new Date().toISOString() });
+
+/** Lets go of `name` if the user holds it (a no-op otherwise: another user may hold it by now). Batchable. */
+export const releaseUserName = (directory: Database, name: string, userId: string) => inBatch(release(directory), { name, userId });
 
 /** Every name of a user, or of an account's users (the user's, the account's deletion). */
 export const releaseUserNamesOf = (directory: Database, owner: { userId: string } | { accountId: string }) =>

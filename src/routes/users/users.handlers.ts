@@ -201,8 +201,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     }),
     ...auditForUpdate(principal),
   };
-  // Group links are replaced only if the guarded update won: its new revision is unique to this write.
-  const won = sql`EXISTS (SELECT 1 FROM users WHERE id = ${id} AND revision = ${changes.revision})`;
+  // Group links are replaced only if the guarded update won (wonUpdate): its new revision is unique to this write.
   const values = { ...changes, id, ifMatch: ifMatchOf(c) ? current.revision : null, accountId: current.accountId, groupIds: JSON.stringify(groupRows.map((g) => g.id)) };
   const after = toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) });
   // A new name is claimed in the directory (db/shards/user-names.ts), and must not outlive a write
@@ -223,7 +222,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
           inBatch(updateUser[password ? "withPassword" : "withoutPassword"](d), values),
           inBatch(unlinkGroupsIfWon(d), values),
           ...(groupRows.length > 0 ? [inBatch(linkGroupsIfWon(d), values)] : []),
-          ...(renamed ? [refuseWhen(d, WRITE_CONFLICT_GUARD, sql`NOT ${won}`, "user rename")] : []),
+          ...(renamed ? [inBatch(refuseRenameIfLost(d), values)] : []),
         ],
         undo: (d) => (renamed ? [releaseUserName(d, body.name, id)] : []),
         after: (d) => (renamed ? [releaseUserName(d, current.name, id)] : []),
@@ -263,6 +262,8 @@ const unlinkGroupsIfWon = compiled((db) => db.delete(userGroups).where(and(eq(us
 const linkGroupsIfWon = compiled((db) =>
   db.insert(userGroups).select(sql`SELECT ${sql.placeholder("id")}, value, ${sql.placeholder("accountId")} FROM json_each(${sql.placeholder("groupIds")}) WHERE ${wonUpdate}`),
 );
+/** A rename's claim of its new name must not outlive an update that lost: this fails the batch then. */
+const refuseRenameIfLost = compiled((db) => refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT ${wonUpdate}`, "user rename"));
 
 /** The most owned objects a refused delete lists (`hasOtherUsages` says there are more). */
 const MAX_OWNED_LISTED = 100;
