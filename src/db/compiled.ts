@@ -1,4 +1,5 @@
-import { fillPlaceholders } from "drizzle-orm";
+import { fillPlaceholders, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Database } from "./client";
 import type { D1Client } from "./session";
@@ -39,6 +40,23 @@ export function inBatch<P extends PreparedLike & { execute(values?: Record<strin
   const { sql, params } = query.getQuery();
   const filled = Object.create(query, { query: { value: { sql, params: fillPlaceholders(params, values) } } }) as P;
   return { _prepare: () => filled } as unknown as RunnableQuery<Awaited<ReturnType<P["execute"]>>, "sqlite">;
+}
+
+/**
+ * Placeholders named as the columns they fill, for a compiled write's `set({...})` or `values({...})`:
+ * Drizzle binds each with its column's encoder (a JSON column's value as JSON), as it binds a
+ * value; only its types do not say so, hence `never`.
+ */
+export function placeholders<K extends string>(...names: K[]): Record<K, never> {
+  return Object.fromEntries(names.map((name) => [name, sql.placeholder(name)])) as Record<K, never>;
+}
+
+/**
+ * A compiled write's If-Match guard: placeholder `ifMatch` null means none was sent (the last
+ * writer wins), else the revision the request checked, which the row must still have.
+ */
+export function ifMatchPlaceholder(revisionColumn: SQLiteColumn): SQL {
+  return sql`(${sql.placeholder("ifMatch")} IS NULL OR ${revisionColumn} = ${sql.placeholder("ifMatch")})`;
 }
 
 interface PreparedLike {

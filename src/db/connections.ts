@@ -2,7 +2,7 @@ import { and, asc, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isConstraintError } from "../lib/errors";
 import type { Database } from "./client";
-import { compiled } from "./compiled";
+import { compiled, inBatch } from "./compiled";
 import { accounts, connectionGuard, connections, connectionTypes, folders, sources, type ConnectionGuardReason } from "./schema";
 
 /**
@@ -117,13 +117,18 @@ export function refusedFor(err: unknown, reason: ConnectionGuardReason): boolean
   return isConstraintError(err, "CHECK", reason);
 }
 
-/** For a source naming a connection: refuses unless the account has it (a connection deleted meanwhile included). */
-export function refuseUnlessConnectionExists(db: Database, accountId: string, connectionId: string) {
-  return refuseWhen(
+// In every write of a source or view that names a connection: compiled once per isolate (db/compiled.ts).
+const connectionMissingGuard = compiled((db) =>
+  refuseWhen(
     db,
     "connection_missing",
-    sql`NOT EXISTS (SELECT 1 FROM connections WHERE connections.account_id = ${accountId} AND connections.id = ${connectionId})`,
-  );
+    sql`NOT EXISTS (SELECT 1 FROM connections WHERE connections.account_id = ${sql.placeholder("accountId")} AND connections.id = ${sql.placeholder("connectionId")})`,
+  ),
+);
+
+/** For a source naming a connection: refuses unless the account has it (a connection deleted meanwhile included). Batchable. */
+export function refuseUnlessConnectionExists(db: Database, accountId: string, connectionId: string) {
+  return inBatch(connectionMissingGuard(db), { accountId, connectionId });
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type ItemKind,
   type ReferenceWrite,
 } from "../../db/source-items";
-import { compiled, inBatch } from "../../db/compiled";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { checkExpressionTree, namesIn, parseExpression, type ExpressionLevel } from "../../domain/expression";
 import { validationResult } from "./expressions";
 import { ApiError, isConstraintError, notFound } from "../../lib/errors";
@@ -142,19 +142,12 @@ const undoInsertUnlessConsistent = compiled((db) =>
     .where(and(eq(sourceItems.id, sql.placeholder("id")), not(stillConsistentSql())))
     .returning({ id: sourceItems.id }),
 );
-/** `ifMatch` null: no If-Match was sent, the last writer wins; else the revision it was checked against. */
+/** A field's or metric's update under If-Match (ifMatchPlaceholder). */
 const updateItem = compiled((db) =>
   db
     .update(sourceItems)
-    // set() binds a placeholder with its column's encoder (body as JSON), as values() does; only its types do not say so.
-    .set({
-      dataType: sql.placeholder("dataType") as unknown as string,
-      body: sql.placeholder("body") as unknown as Record<string, unknown>,
-      revision: sql.placeholder("revision") as unknown as string,
-      lastModifiedByUserId: sql.placeholder("lastModifiedByUserId") as unknown as string,
-      lastModifiedDate: sql.placeholder("lastModifiedDate") as unknown as string,
-    })
-    .where(and(eq(sourceItems.id, sql.placeholder("id")), sql`(${sql.placeholder("ifMatch")} IS NULL OR ${sourceItems.revision} = ${sql.placeholder("ifMatch")})`, stillConsistentSql()))
+    .set(placeholders("dataType", "body", "revision", "lastModifiedByUserId", "lastModifiedDate"))
+    .where(and(eq(sourceItems.id, sql.placeholder("id")), ifMatchPlaceholder(sourceItems.revision), stillConsistentSql()))
     .returning(),
 );
 

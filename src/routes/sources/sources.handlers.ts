@@ -8,13 +8,14 @@ import { loadSource, readableBy, requireSource, selectSourceWithAccess } from ".
 import { insertItems, inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
 import type { UserPrincipal } from "../../domain/principal";
 import { aliased } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision, patchChanges } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, keysetPage, locationOf, newRevision, patchChanges } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import type { Context } from "hono";
@@ -214,12 +215,12 @@ export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
   const features = [...new Set(body.features)];
   const guards: BatchItem<"sqlite">[] = [
     ...(connectionId === null ? [] : [refuseUnlessConnectionExists(db, source.accountId, connectionId)]),
-    ...(features.includes("TEXT_SEARCH") ? [] : [refuseWhen(db, WRITE_CONFLICT_GUARD, fieldsUseFacetFiltering(source.id), "facet_filtering_needs_text_search")]),
+    ...(features.includes("TEXT_SEARCH") ? [] : [inBatch(refuseWhileFieldsUseFacetFiltering(db), { sourceId: source.id })]),
   ];
   const changes = { name: body.name, description: body.description ?? null, connectionId, features, enabled: body.enabled, revision: newRevision(), ...auditForUpdate(principal) };
   let updated: SourceRow;
   try {
-    updated = await writeSource(c, source, changes, guards);
+    updated = await writeSource(c, source, changes, guards, replaceSource);
   } catch (err) {
     // Another account's connection and a missing one get the same answer.
     if (refusedFor(err, "connection_missing")) throw invalid(connectionMember, "No connection with this id in the account");
@@ -232,11 +233,29 @@ export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
   return c.json(toSource(updated), 200);
 };
 
-const fieldsUseFacetFiltering = (sourceId: string) =>
-  sql`EXISTS (SELECT 1 FROM source_items WHERE source_id = ${sourceId} AND kind = 'FIELD' AND json_extract(body, '$.facetFiltering') IS NOT NULL)`;
+// The PUT's statements, compiled once per isolate (db/compiled.ts): it sets every member of the source's own.
+const refuseWhileFieldsUseFacetFiltering = compiled((db) =>
+  refuseWhen(
+    db,
+    WRITE_CONFLICT_GUARD,
+    sql`EXISTS (SELECT 1 FROM source_items WHERE source_id = ${sql.placeholder("sourceId")} AND kind = 'FIELD' AND json_extract(body, '$.facetFiltering') IS NOT NULL)`,
+    "facet_filtering_needs_text_search",
+  ),
+);
+const replaceSource = compiled((db) =>
+  db
+    .update(sources)
+    .set(placeholders("name", "description", "connectionId", "features", "enabled", "revision", "lastModifiedByUserId", "lastModifiedDate"))
+    .where(and(eq(sources.id, sql.placeholder("id")), ifMatchPlaceholder(sources.revision)))
+    .returning(),
+);
 
-/** The update of a source after `guards`, in one batch, guarded by If-Match: a taken name is 409, a lost race 412. */
-async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Partial<SourceRow>, guards: BatchItem<"sqlite">[]): Promise<SourceRow> {
+/**
+ * The update of a source after `guards`, in one batch, guarded by If-Match: a taken name is 409, a
+ * lost race 412. `compiledUpdate`: the compiled statement that sets exactly the members of `changes`
+ * (the PUT's); without it (PATCH, which sets the members sent) Drizzle builds the update.
+ */
+async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Partial<SourceRow>, guards: BatchItem<"sqlite">[], compiledUpdate?: typeof replaceSource): Promise<SourceRow> {
   const db = c.get("db");
   // PATCH and PUT: the event rides on the update and is written only if it changed the row.
   c.get("audit").recordIf(ROW_CHANGED, {
@@ -245,11 +264,13 @@ async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Parti
     target: sourceTarget({ ...source, ...changes }),
     changes: diffMembers(toSource(source), toSource({ ...source, ...changes })),
   });
-  const update = db
-    .update(sources)
-    .set(changes)
-    .where(and(eq(sources.id, source.id), ifMatchGuard(c, sources.revision, source.revision)))
-    .returning();
+  const update = compiledUpdate
+    ? inBatch(compiledUpdate(db), { ...changes, id: source.id, ifMatch: ifMatchOf(c) ? source.revision : null })
+    : db
+        .update(sources)
+        .set(changes)
+        .where(and(eq(sources.id, source.id), ifMatchGuard(c, sources.revision, source.revision)))
+        .returning();
   let rows: SourceRow[];
   try {
     const statements: BatchItem<"sqlite">[] = [...guards, update];

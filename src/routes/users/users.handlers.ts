@@ -6,7 +6,7 @@ import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guar
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
-import { compiled, inBatch } from "../../db/compiled";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { accessTokens, folderAcl, folderItems, folders, folderTreeState, sourcePermissions, sources, userAttributes, userGroups, users } from "../../db/schema";
 import { accountForList, placedForWrite, scopeOf, scoped } from "../../db/scope";
 import { claimUserName, isUserNameTaken, releaseUserName, releaseUserNamesOf, withUserName } from "../../db/shards/user-names";
@@ -241,17 +241,15 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
 
 // The statements of a user's update, compiled once per isolate (db/compiled.ts): Drizzle building
 // their SQL was a fifth of the PUT's CPU. `ifMatch` null: no If-Match, the last writer wins.
-const placeholders = <K extends string>(...names: K[]) => Object.fromEntries(names.map((n) => [n, sql.placeholder(n)])) as Record<K, never>;
 const updateUserIn = (withPassword: boolean) =>
   compiled((db) =>
     db
       .update(users)
-      // set() binds a placeholder with its column's encoder (roles as JSON), as values() does; only its types do not say so.
       .set({
         ...placeholders("name", "fullName", "email", "roles", "revision", "lastModifiedByUserId", "lastModifiedDate"),
         ...(withPassword ? placeholders("passwordAlgorithm", "passwordIterations", "passwordSalt", "passwordHash") : {}),
       })
-      .where(and(eq(users.id, sql.placeholder("id")), sql`(${sql.placeholder("ifMatch")} IS NULL OR ${users.revision} = ${sql.placeholder("ifMatch")})`))
+      .where(and(eq(users.id, sql.placeholder("id")), ifMatchPlaceholder(users.revision)))
       .returning({ id: users.id }),
   );
 const updateUser = { withPassword: updateUserIn(true), withoutPassword: updateUserIn(false) };
