@@ -1,6 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, ROUTING_TRIPS } from "./helpers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS, type CallResult, type TestUser } from "./helpers";
+import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-view-helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
+import { sourcePath } from "./source-helpers";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
 // own values, on that request's own D1 handle: interleaved requests never see each other's rows,
@@ -62,5 +64,57 @@ describe("queries compiled once per isolate", () => {
   it("still answer 404 for a name no account has", async () => {
     const res = await call("GET", "/api/accounts/name/no-such-account-anywhere");
     expect(res.status).toBe(404);
+  });
+});
+
+// Lists compiled once per isolate, one template per kind of caller (and per optional filter): many
+// requests of different accounts and kinds of caller, interleaved, each get their own rows.
+describe("lists compiled once per isolate", () => {
+  type World = { admin: TestUser; reader: TestUser; stranger: TestUser; granted: { id: string }; other: { id: string }; views: { granted: string; other: string } };
+  const worlds: World[] = [];
+
+  // Each account: an admin's two sources with a view each; a reader granted READ on one of them
+  // (by its group in even accounts, by name in odd ones); a stranger granted nothing.
+  beforeAll(async () => {
+    for (let i = 0; i < 3; i++) {
+      const account = await createAccount();
+      const group = await createGroup(account.id, `Readers ${i}`);
+      const admin = await createUser(account.id, { groups: ["Users", "Administrators"] });
+      const reader = await createUser(account.id, { groups: ["Users", `Readers ${i}`] });
+      const stranger = await createUser(account.id);
+      const [granted, other] = [await createOrdersSource(admin), await createOrdersSource(admin)];
+      const grantee = i % 2 === 0 ? { principalType: "GROUP", principalId: group.id } : { principalType: "USER", principalId: reader.id };
+      const put = await call("PUT", `${sourcePath(granted.id)}/permissions`, { as: as(admin), body: { content: [{ ...grantee, permission: "READ" }] } });
+      expect(put.status, put.text).toBe(200);
+      const views = { granted: (await createView(admin, viewBody(granted.id))).id, other: (await createView(admin, viewBody(other.id))).id };
+      // Each signs in first (a cold sign-in reads the user: a round trip of its own).
+      for (const user of [reader, stranger]) await call("GET", "/api/user", { as: as(user) });
+      worlds.push({ admin, reader, stranger, granted, other, views });
+    }
+  });
+
+  /** Runs every request at once, each twice, interleaved, and checks each answer (one round trip each). */
+  async function expectEachOwn(requests: { call: () => Promise<CallResult>; expect: (res: CallResult) => void }[]) {
+    const twice = [...requests, ...requests.slice().reverse()];
+    const answers = await Promise.all(twice.map((r) => r.call()));
+    answers.forEach((res, i) => {
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers.get("X-D1-Round-Trips")).toBe("1");
+      twice[i]!.expect(res);
+    });
+  }
+
+  const ids = (res: CallResult) => res.json.content.map((row: { id: string }) => row.id).sort();
+
+  it("GET /api/materialized-views: admins, readers and strangers of several accounts, with and without sourceId", async () => {
+    await expectEachOwn(
+      worlds.flatMap(({ admin, reader, stranger, other, views }) => [
+        { call: () => call("GET", VIEWS, { as: as(admin) }), expect: (res) => expect(ids(res)).toEqual([views.granted, views.other].sort()) },
+        { call: () => call("GET", `${VIEWS}?sourceId=${other.id}`, { as: as(admin) }), expect: (res) => expect(ids(res)).toEqual([views.other]) },
+        { call: () => call("GET", VIEWS, { as: as(reader) }), expect: (res) => expect(ids(res)).toEqual([views.granted]) },
+        { call: () => call("GET", `${VIEWS}?sourceId=${other.id}`, { as: as(reader) }), expect: (res) => expect(ids(res)).toEqual([]) },
+        { call: () => call("GET", VIEWS, { as: as(stranger) }), expect: (res) => expect(ids(res)).toEqual([]) },
+      ]),
+    );
   });
 });
