@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS, type CallResult, type TestUser } from "./helpers";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
 import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-view-helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 import { sourcePath } from "./source-helpers";
@@ -70,8 +70,24 @@ describe("queries compiled once per isolate", () => {
 // Lists compiled once per isolate, one template per kind of caller (and per optional filter): many
 // requests of different accounts and kinds of caller, interleaved, each get their own rows.
 describe("lists compiled once per isolate", () => {
-  type World = { admin: TestUser; reader: TestUser; stranger: TestUser; granted: { id: string }; other: { id: string }; views: { granted: string; other: string } };
+  type World = {
+    account: { id: string };
+    admin: TestUser;
+    reader: TestUser;
+    stranger: TestUser;
+    granted: { id: string };
+    other: { id: string };
+    views: { granted: string; other: string };
+    webhook: string;
+  };
   const worlds: World[] = [];
+  /** A subscription (disabled: it receives nothing) of account `accountId`, or the supervisor's own with none. */
+  const subscribe = async (accountId?: string) => {
+    const res = await call("POST", "/api/webhooks", { body: { url: `${inject("connectorServers").webhookReceiverUrl}/hooks/${unique("hook")}`, events: ["*"], enabled: false, accountId } });
+    expect(res.status, res.text).toBe(201);
+    return res.json.id as string;
+  };
+  let supervisorsWebhook: string;
 
   // Each account: an admin's two sources with a view each; a reader granted READ on one of them
   // (by its group in even accounts, by name in odd ones); a stranger granted nothing.
@@ -89,17 +105,21 @@ describe("lists compiled once per isolate", () => {
       const views = { granted: (await createView(admin, viewBody(granted.id))).id, other: (await createView(admin, viewBody(other.id))).id };
       // Each signs in first (a cold sign-in reads the user: a round trip of its own).
       for (const user of [reader, stranger]) await call("GET", "/api/user", { as: as(user) });
-      worlds.push({ admin, reader, stranger, granted, other, views });
+      worlds.push({ account, admin, reader, stranger, granted, other, views, webhook: await subscribe(account.id) });
     }
+    supervisorsWebhook = await subscribe();
   });
 
-  /** Runs every request at once, each twice, interleaved, and checks each answer (one round trip each). */
-  async function expectEachOwn(requests: { call: () => Promise<CallResult>; expect: (res: CallResult) => void }[]) {
+  /**
+   * Runs every request at once, each twice, interleaved, and checks each answer: a user's in one
+   * round trip (the supervisor's naming an account may add the routing's, docs/sharding.md).
+   */
+  async function expectEachOwn(requests: { call: () => Promise<CallResult>; expect: (res: CallResult) => void; supervisor?: true }[]) {
     const twice = [...requests, ...requests.slice().reverse()];
     const answers = await Promise.all(twice.map((r) => r.call()));
     answers.forEach((res, i) => {
       expect(res.status, res.text).toBe(200);
-      expect(res.headers.get("X-D1-Round-Trips")).toBe("1");
+      if (!twice[i]!.supervisor) expect(res.headers.get("X-D1-Round-Trips")).toBe("1");
       twice[i]!.expect(res);
     });
   }
@@ -116,5 +136,23 @@ describe("lists compiled once per isolate", () => {
         { call: () => call("GET", VIEWS, { as: as(stranger) }), expect: (res) => expect(ids(res)).toEqual([]) },
       ]),
     );
+  });
+
+  it("GET /api/webhooks: admins of several accounts, the supervisor naming each account or none", async () => {
+    const hooks = "/api/webhooks";
+    await expectEachOwn([
+      ...worlds.flatMap(({ account, admin, webhook }) => [
+        { call: () => call("GET", hooks, { as: as(admin) }), expect: (res: CallResult) => expect(ids(res)).toEqual([webhook]) },
+        { call: () => call("GET", `${hooks}?accountId=${account.id}`), expect: (res: CallResult) => expect(ids(res)).toEqual([webhook]), supervisor: true as const },
+      ]),
+      {
+        call: () => call("GET", hooks),
+        expect: (res) => {
+          expect(ids(res)).toContain(supervisorsWebhook);
+          expect(res.json.content.every((h: { accountId: string | null }) => h.accountId === null)).toBe(true);
+        },
+        supervisor: true,
+      },
+    ]);
   });
 });
