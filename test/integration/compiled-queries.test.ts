@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { connectionBody, createConnection } from "./connection-helpers";
 import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
 import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-view-helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
@@ -79,7 +80,9 @@ describe("lists compiled once per isolate", () => {
     other: { id: string };
     views: { granted: string; other: string };
     webhook: string;
+    connections: [Connection, Connection];
   };
+  type Connection = { id: string; name: string };
   const worlds: World[] = [];
   /** A subscription (disabled: it receives nothing) of account `accountId`, or the supervisor's own with none. */
   const subscribe = async (accountId?: string) => {
@@ -105,7 +108,8 @@ describe("lists compiled once per isolate", () => {
       const views = { granted: (await createView(admin, viewBody(granted.id))).id, other: (await createView(admin, viewBody(other.id))).id };
       // Each signs in first (a cold sign-in reads the user: a round trip of its own).
       for (const user of [reader, stranger]) await call("GET", "/api/user", { as: as(user) });
-      worlds.push({ account, admin, reader, stranger, granted, other, views, webhook: await subscribe(account.id) });
+      const connections: [Connection, Connection] = [await createConnection(admin, connectionBody(unique(`A ${i}`))), await createConnection(admin, connectionBody(unique(`B ${i}`)))];
+      worlds.push({ account, admin, reader, stranger, granted, other, views, webhook: await subscribe(account.id), connections });
     }
     supervisorsWebhook = await subscribe();
   });
@@ -154,5 +158,25 @@ describe("lists compiled once per isolate", () => {
         supervisor: true,
       },
     ]);
+  });
+
+  it("GET /api/connections: several accounts, with and without name and ids", async () => {
+    const list = (user: TestUser, query = "") => () => call("GET", `/api/connections${query}`, { as: as(user) });
+    // In the answer's order (by name).
+    const listed = (res: CallResult) => res.json.content.map((row: { id: string }) => row.id);
+    await expectEachOwn(
+      worlds.flatMap(({ admin, connections: [a, b] }, i) => {
+        const elsewhere = worlds[(i + 1) % worlds.length]!.connections[0];
+        const named = `?name=${encodeURIComponent(a.name)}`;
+        return [
+          { call: list(admin), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id, b.id]) },
+          { call: list(admin, "?ids="), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id, b.id]) },
+          { call: list(admin, named), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id]) },
+          { call: list(admin, `?ids=${b.id},${elsewhere.id}`), expect: (res: CallResult) => expect(listed(res)).toEqual([b.id]) },
+          { call: list(admin, `${named}&ids=${b.id}`), expect: (res: CallResult) => expect(listed(res)).toEqual([]) },
+          { call: list(admin, `${named}&ids=${a.id},${b.id}`), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id]) },
+        ];
+      }),
+    );
   });
 });
