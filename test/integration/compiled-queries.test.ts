@@ -179,4 +179,17 @@ describe("lists compiled once per isolate", () => {
       }),
     );
   });
+
+  it("GET /api/dashboards/sources: admins, readers and strangers of several accounts, and the supervisor", async () => {
+    const briefs = (user?: TestUser) => () => call("GET", "/api/dashboards/sources", { as: user && as(user) });
+    await expectEachOwn([
+      ...worlds.flatMap(({ admin, reader, stranger, granted, other }) => [
+        { call: briefs(admin), expect: (res: CallResult) => expect(ids(res)).toEqual([granted.id, other.id].sort()) },
+        { call: briefs(reader), expect: (res: CallResult) => expect(ids(res)).toEqual([granted.id]) },
+        { call: briefs(stranger), expect: (res: CallResult) => expect(ids(res)).toEqual([]) },
+      ]),
+      // The supervisor holds no source permission.
+      { call: briefs(), expect: (res) => expect(ids(res)).toEqual([]), supervisor: true },
+    ]);
+  });
 });
