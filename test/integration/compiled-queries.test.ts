@@ -192,4 +192,17 @@ describe("lists compiled once per isolate", () => {
       { call: briefs(), expect: (res) => expect(ids(res)).toEqual([]), supervisor: true },
     ]);
   });
+
+  it("GET /api/accounts, beside reads of one account each: every account with its own number of users", async () => {
+    const expectListed = (res: CallResult) => {
+      const listed = new Map(res.json.content.map((a: { id: string; numberOfUsers: number }) => [a.id, a.numberOfUsers]));
+      for (const { account } of worlds) expect(listed.get(account.id)).toBe(3);
+      const names = res.json.content.map((a: { name: string }) => a.name);
+      expect(names).toEqual([...names].sort());
+    };
+    await expectEachOwn([
+      ...worlds.map(() => ({ call: () => call("GET", "/api/accounts"), expect: expectListed, supervisor: true as const })),
+      ...worlds.map(({ account }) => ({ call: () => call("GET", `/api/accounts/${account.id}`), expect: (res: CallResult) => expect(res.json.id).toBe(account.id), supervisor: true as const })),
+    ]);
+  });
 });
