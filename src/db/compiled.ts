@@ -59,7 +59,7 @@ export function ifMatchPlaceholder(revisionColumn: SQLiteColumn): SQL {
   return sql`(${sql.placeholder("ifMatch")} IS NULL OR ${revisionColumn} = ${sql.placeholder("ifMatch")})`;
 }
 
-interface PreparedLike {
+export interface PreparedLike {
   getQuery(): { sql: string; params: unknown[] };
 }
 

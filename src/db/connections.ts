@@ -1,4 +1,4 @@
-import { and, asc, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, eq, is, Placeholder, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isConstraintError } from "../lib/errors";
 import type { Database } from "./client";
@@ -45,7 +45,7 @@ export function selectTypesFor(db: Database, accountId: string, condition: SQL |
 export type TypeForAccount = { type: ConnectionTypeRow; available: boolean };
 
 /** An account's connections with their types (batchable); `condition` narrows them (one id, a name, a list of ids). */
-export function selectConnectionsWithTypes(db: Database, accountId: string | Placeholder, condition?: SQL) {
+function selectConnectionsWithTypes(db: Database, accountId: string | Placeholder, condition?: SQL) {
   return db
     .select({ connection: connections, type: connectionTypes, available: availableTo(accountId), projectId: projectOfFolder })
     .from(connections)
@@ -73,9 +73,28 @@ export async function findConnectionWithType(db: Database, accountId: string, id
   return row;
 }
 
-/** `column IN (the values)` with one bound parameter however many values (D1 allows 100 per statement). */
-export function inJsonList(column: SQLiteColumn, values: readonly string[]): SQL {
-  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+// GET /api/connections's query, compiled once per isolate for each of its filters (a name, a list of
+// ids) present or not: Drizzle built its SQL on every request. The ids are one JSON placeholder.
+const connectionsFiltered = (byName: boolean, byIds: boolean) =>
+  compiled((db) =>
+    selectConnectionsWithTypes(
+      db,
+      sql.placeholder("accountId"),
+      and(byName ? eq(connections.name, sql.placeholder("name")) : undefined, byIds ? inJsonList(connections.id, sql.placeholder("ids")) : undefined),
+    ),
+  );
+const connectionsBy = { all: connectionsFiltered(false, false), name: connectionsFiltered(true, false), ids: connectionsFiltered(false, true), nameAndIds: connectionsFiltered(true, true) };
+
+/** The account's connections with their types, by name; `name` and `ids` (if not empty) narrow them. */
+export function listConnectionsWithTypes(db: Database, accountId: string, { name, ids }: { name?: string; ids?: readonly string[] }): Promise<ConnectionWithType[]> {
+  const byIds = ids !== undefined && ids.length > 0;
+  const query = name === undefined ? (byIds ? connectionsBy.ids : connectionsBy.all) : byIds ? connectionsBy.nameAndIds : connectionsBy.name;
+  return query(db).all({ accountId, name, ids: JSON.stringify(ids ?? []) });
+}
+
+/** `column IN (the values)` with one bound parameter however many values (D1 allows 100 per statement); a placeholder stands for their JSON array. */
+export function inJsonList(column: SQLiteColumn, values: readonly string[] | Placeholder): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${is(values, Placeholder) ? values : JSON.stringify(values)}))`;
 }
 
 // ---------------------------------------------------------------- the users of a type or a connection

@@ -6,7 +6,7 @@ import type { Database } from "./client";
 import { MAX_USERS_LISTED } from "./connections";
 import { connections, connectionTypes, materializedViews, sourceItems, sources } from "./schema";
 import { scopeOf, scoped } from "./scope";
-import { readableBy, selectSourcesWithAccess } from "./source-access";
+import { readableByEach, selectSourcesWithAccess } from "./source-access";
 
 /**
  * Queries of materialized views (deprecated). The builders return unexecuted queries so handlers
@@ -35,14 +35,23 @@ export function selectSourceOfView(db: Database, principal: Principal, viewId: s
   );
 }
 
+// GET /api/materialized-views's query, compiled once per isolate (db/compiled.ts) for each kind of
+// reader, with and without its source filter: Drizzle built its SQL on every request.
+const readableViewsOf = (ofOneSource: boolean) =>
+  readableByEach((db, readable) =>
+    db
+      .select(getTableColumns(materializedViews))
+      .from(materializedViews)
+      .innerJoin(sources, and(eq(sources.accountId, materializedViews.accountId), eq(sources.id, materializedViews.sourceId)))
+      .where(and(readable, ofOneSource ? eq(materializedViews.sourceId, sql.placeholder("sourceId")) : undefined))
+      .orderBy(asc(materializedViews.name)),
+  );
+const readableViews = { all: readableViewsOf(false), ofSource: readableViewsOf(true) };
+
 /** The views on sources the caller may READ, by name; `sourceId` narrows them to one source's. */
-export function selectReadableViews(db: Database, principal: Principal, sourceId: string | undefined) {
-  return db
-    .select(getTableColumns(materializedViews))
-    .from(materializedViews)
-    .innerJoin(sources, and(eq(sources.accountId, materializedViews.accountId), eq(sources.id, materializedViews.sourceId)))
-    .where(and(readableBy(principal), sourceId === undefined ? undefined : eq(materializedViews.sourceId, sourceId)))
-    .orderBy(asc(materializedViews.name));
+export function listReadableViews(db: Database, principal: Principal, sourceId: string | undefined): Promise<MaterializedViewRow[]> {
+  const { query, values } = readableViews[sourceId === undefined ? "all" : "ofSource"](db, principal);
+  return query.all({ ...values, sourceId });
 }
 
 /**

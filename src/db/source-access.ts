@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { isAdmin, hasPrivilege, type Principal } from "../domain/principal";
 import {
   canEditMetrics,
@@ -10,7 +10,7 @@ import {
 } from "../domain/source-permissions";
 import { forbidden, notFound } from "../lib/errors";
 import type { Database } from "./client";
-import { compiled, inBatch } from "./compiled";
+import { compiled, inBatch, type PreparedLike } from "./compiled";
 import { sources } from "./schema";
 import { scopeOf, scoped } from "./scope";
 
@@ -113,8 +113,36 @@ export async function loadSource(db: Database, principal: Principal, sourceId: s
 
 /** SQL condition: the caller may READ the source (mirrors effectivePermission for lists). */
 export function readableBy(principal: Principal): SQL {
-  if (principal.kind !== "user") return sql`0`;
-  const account = eq(sources.accountId, principal.accountId);
-  if (isAdmin(principal)) return account;
-  return and(account, sql`(${sources.ownerUserId} = ${principal.id} OR ${grantsOf(principal)} <> '[]')`)!;
+  return readableByReader(readerOf(principal), readerValues(principal));
+}
+
+/** Who reads a list of sources: the supervisor reads none, an administrator its account's, a member those it owns or is granted. */
+export type Reader = "none" | "admin" | "member";
+
+const readerOf = (principal: Principal): Reader => (principal.kind !== "user" ? "none" : isAdmin(principal) ? "admin" : "member");
+
+/** The caller's values of readableBy (the placeholders of a compiled list: readableByEach). */
+function readerValues(principal: Principal) {
+  return { accountId: principal.kind === "user" ? principal.accountId : "", userId: userId(principal), groupIds: groupIdsJson(principal) };
+}
+
+/** readableBy for a kind of reader, with the reader's values or placeholders of them. */
+function readableByReader(reader: Reader, { accountId, userId, groupIds }: { accountId: string | Placeholder; userId: unknown; groupIds: unknown }): SQL {
+  if (reader === "none") return sql`0`;
+  const account = eq(sources.accountId, accountId);
+  if (reader === "admin") return account;
+  return and(account, sql`(${sources.ownerUserId} = ${userId} OR ${grantsNaming(userId, groupIds)} <> '[]')`)!;
+}
+
+const readerPlaceholders = { accountId: sql.placeholder("accountId"), userId: sql.placeholder("userId"), groupIds: sql.placeholder("groupIds") };
+
+/**
+ * A list of what the caller may READ, compiled once per isolate (db/compiled.ts) for each kind of
+ * reader: `build` gets readableBy with placeholders, and `of(principal)` the template and the
+ * values that fill them (accountId, userId, groupIds; add the list's own).
+ */
+export function readableByEach<P extends PreparedLike>(build: (db: Database, readable: SQL) => { prepare(): P }) {
+  const templateFor = (reader: Reader) => compiled((db) => build(db, readableByReader(reader, readerPlaceholders)));
+  const templates = { none: templateFor("none"), admin: templateFor("admin"), member: templateFor("member") };
+  return (db: Database, principal: Principal) => ({ query: templates[readerOf(principal)](db), values: readerValues(principal) });
 }

@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS } from "./helpers";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { connectionBody, createConnection } from "./connection-helpers";
+import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
+import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-view-helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
+import { sourcePath } from "./source-helpers";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
 // own values, on that request's own D1 handle: interleaved requests never see each other's rows,
@@ -91,5 +94,144 @@ describe("a user's update, compiled once per isolate", () => {
     const stale = await call("PUT", `/api/users/${users[1]!.id}`, { body: { id: users[1]!.id, name: "stale", roles: [], groups: [] }, headers: { "If-Match": updated[0]!.headers.get("ETag")! } });
     expect(stale.status).toBe(412);
     expect((await call("GET", `/api/users/${users[1]!.id}`)).json.name).toBe(`${users[1]!.username}-renamed`);
+  });
+});
+
+// Lists compiled once per isolate, one template per kind of caller (and per optional filter): many
+// requests of different accounts and kinds of caller, interleaved, each get their own rows.
+describe("lists compiled once per isolate", () => {
+  type World = {
+    account: { id: string };
+    admin: TestUser;
+    reader: TestUser;
+    stranger: TestUser;
+    granted: { id: string };
+    other: { id: string };
+    views: { granted: string; other: string };
+    webhook: string;
+    connections: [Connection, Connection];
+  };
+  type Connection = { id: string; name: string };
+  const worlds: World[] = [];
+  /** A subscription (disabled: it receives nothing) of account `accountId`, or the supervisor's own with none. */
+  const subscribe = async (accountId?: string) => {
+    const res = await call("POST", "/api/webhooks", { body: { url: `${inject("connectorServers").webhookReceiverUrl}/hooks/${unique("hook")}`, events: ["*"], enabled: false, accountId } });
+    expect(res.status, res.text).toBe(201);
+    return res.json.id as string;
+  };
+  let supervisorsWebhook: string;
+
+  // Each account: an admin's two sources with a view each; a reader granted READ on one of them
+  // (by its group in even accounts, by name in odd ones); a stranger granted nothing.
+  beforeAll(async () => {
+    for (let i = 0; i < 3; i++) {
+      const account = await createAccount();
+      const group = await createGroup(account.id, `Readers ${i}`);
+      const admin = await createUser(account.id, { groups: ["Users", "Administrators"] });
+      const reader = await createUser(account.id, { groups: ["Users", `Readers ${i}`] });
+      const stranger = await createUser(account.id);
+      const [granted, other] = [await createOrdersSource(admin), await createOrdersSource(admin)];
+      const grantee = i % 2 === 0 ? { principalType: "GROUP", principalId: group.id } : { principalType: "USER", principalId: reader.id };
+      const put = await call("PUT", `${sourcePath(granted.id)}/permissions`, { as: as(admin), body: { content: [{ ...grantee, permission: "READ" }] } });
+      expect(put.status, put.text).toBe(200);
+      const views = { granted: (await createView(admin, viewBody(granted.id))).id, other: (await createView(admin, viewBody(other.id))).id };
+      // Each signs in first (a cold sign-in reads the user: a round trip of its own).
+      for (const user of [reader, stranger]) await call("GET", "/api/user", { as: as(user) });
+      const connections: [Connection, Connection] = [await createConnection(admin, connectionBody(unique(`A ${i}`))), await createConnection(admin, connectionBody(unique(`B ${i}`)))];
+      worlds.push({ account, admin, reader, stranger, granted, other, views, webhook: await subscribe(account.id), connections });
+    }
+    supervisorsWebhook = await subscribe();
+  });
+
+  /**
+   * Runs every request at once, each twice, interleaved, and checks each answer: a user's in one
+   * round trip (the supervisor's naming an account may add the routing's, docs/sharding.md).
+   */
+  async function expectEachOwn(requests: { call: () => Promise<CallResult>; expect: (res: CallResult) => void; supervisor?: true }[]) {
+    const twice = [...requests, ...requests.slice().reverse()];
+    const answers = await Promise.all(twice.map((r) => r.call()));
+    answers.forEach((res, i) => {
+      expect(res.status, res.text).toBe(200);
+      if (!twice[i]!.supervisor) expect(res.headers.get("X-D1-Round-Trips")).toBe("1");
+      twice[i]!.expect(res);
+    });
+  }
+
+  const ids = (res: CallResult) => res.json.content.map((row: { id: string }) => row.id).sort();
+
+  it("GET /api/materialized-views: admins, readers and strangers of several accounts, with and without sourceId", async () => {
+    await expectEachOwn(
+      worlds.flatMap(({ admin, reader, stranger, other, views }) => [
+        { call: () => call("GET", VIEWS, { as: as(admin) }), expect: (res) => expect(ids(res)).toEqual([views.granted, views.other].sort()) },
+        { call: () => call("GET", `${VIEWS}?sourceId=${other.id}`, { as: as(admin) }), expect: (res) => expect(ids(res)).toEqual([views.other]) },
+        { call: () => call("GET", VIEWS, { as: as(reader) }), expect: (res) => expect(ids(res)).toEqual([views.granted]) },
+        { call: () => call("GET", `${VIEWS}?sourceId=${other.id}`, { as: as(reader) }), expect: (res) => expect(ids(res)).toEqual([]) },
+        { call: () => call("GET", VIEWS, { as: as(stranger) }), expect: (res) => expect(ids(res)).toEqual([]) },
+      ]),
+    );
+  });
+
+  it("GET /api/webhooks: admins of several accounts, the supervisor naming each account or none", async () => {
+    const hooks = "/api/webhooks";
+    await expectEachOwn([
+      ...worlds.flatMap(({ account, admin, webhook }) => [
+        { call: () => call("GET", hooks, { as: as(admin) }), expect: (res: CallResult) => expect(ids(res)).toEqual([webhook]) },
+        { call: () => call("GET", `${hooks}?accountId=${account.id}`), expect: (res: CallResult) => expect(ids(res)).toEqual([webhook]), supervisor: true as const },
+      ]),
+      {
+        call: () => call("GET", hooks),
+        expect: (res) => {
+          expect(ids(res)).toContain(supervisorsWebhook);
+          expect(res.json.content.every((h: { accountId: string | null }) => h.accountId === null)).toBe(true);
+        },
+        supervisor: true,
+      },
+    ]);
+  });
+
+  it("GET /api/connections: several accounts, with and without name and ids", async () => {
+    const list = (user: TestUser, query = "") => () => call("GET", `/api/connections${query}`, { as: as(user) });
+    // In the answer's order (by name).
+    const listed = (res: CallResult) => res.json.content.map((row: { id: string }) => row.id);
+    await expectEachOwn(
+      worlds.flatMap(({ admin, connections: [a, b] }, i) => {
+        const elsewhere = worlds[(i + 1) % worlds.length]!.connections[0];
+        const named = `?name=${encodeURIComponent(a.name)}`;
+        return [
+          { call: list(admin), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id, b.id]) },
+          { call: list(admin, "?ids="), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id, b.id]) },
+          { call: list(admin, named), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id]) },
+          { call: list(admin, `?ids=${b.id},${elsewhere.id}`), expect: (res: CallResult) => expect(listed(res)).toEqual([b.id]) },
+          { call: list(admin, `${named}&ids=${b.id}`), expect: (res: CallResult) => expect(listed(res)).toEqual([]) },
+          { call: list(admin, `${named}&ids=${a.id},${b.id}`), expect: (res: CallResult) => expect(listed(res)).toEqual([a.id]) },
+        ];
+      }),
+    );
+  });
+
+  it("GET /api/dashboards/sources: admins, readers and strangers of several accounts, and the supervisor", async () => {
+    const briefs = (user?: TestUser) => () => call("GET", "/api/dashboards/sources", { as: user && as(user) });
+    await expectEachOwn([
+      ...worlds.flatMap(({ admin, reader, stranger, granted, other }) => [
+        { call: briefs(admin), expect: (res: CallResult) => expect(ids(res)).toEqual([granted.id, other.id].sort()) },
+        { call: briefs(reader), expect: (res: CallResult) => expect(ids(res)).toEqual([granted.id]) },
+        { call: briefs(stranger), expect: (res: CallResult) => expect(ids(res)).toEqual([]) },
+      ]),
+      // The supervisor holds no source permission.
+      { call: briefs(), expect: (res) => expect(ids(res)).toEqual([]), supervisor: true },
+    ]);
+  });
+
+  it("GET /api/accounts, beside reads of one account each: every account with its own number of users", async () => {
+    const expectListed = (res: CallResult) => {
+      const listed = new Map(res.json.content.map((a: { id: string; numberOfUsers: number }) => [a.id, a.numberOfUsers]));
+      for (const { account } of worlds) expect(listed.get(account.id)).toBe(3);
+      const names = res.json.content.map((a: { name: string }) => a.name);
+      expect(names).toEqual([...names].sort());
+    };
+    await expectEachOwn([
+      ...worlds.map(() => ({ call: () => call("GET", "/api/accounts"), expect: expectListed, supervisor: true as const })),
+      ...worlds.map(({ account }) => ({ call: () => call("GET", `/api/accounts/${account.id}`), expect: (res: CallResult) => expect(res.json.id).toBe(account.id), supervisor: true as const })),
+    ]);
   });
 });

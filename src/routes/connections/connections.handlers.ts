@@ -7,12 +7,11 @@ import type { Context } from "hono";
 import { connectorEnvironment, createConnector, type ColumnDescription, type Connector } from "../../connectors";
 import {
   findConnectionWithType,
-  inJsonList,
+  listConnectionsWithTypes,
   refusedFor,
   refuseIfConnectionUsed,
   refuseIfTypeChanged,
   refuseUnlessFolderExists,
-  selectConnectionsWithTypes,
   selectProjectOfFolder,
   selectTypesFor,
   sourcesOfConnection,
@@ -176,12 +175,7 @@ async function writeConnection(c: Context<AppEnv>, id: string, body: ConnectionW
 }
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const { name, ids } = c.req.valid("query");
-  const rows = await selectConnectionsWithTypes(
-    c.get("db"),
-    userOf(c).accountId,
-    and(name === undefined ? undefined : eq(connections.name, name), ids?.length ? inJsonList(connections.id, ids) : undefined),
-  );
+  const rows = await listConnectionsWithTypes(c.get("db"), userOf(c).accountId, c.req.valid("query"));
   return c.json({ content: rows.map((r) => toConnection(r.connection, r.type, r.projectId)) }, 200);
 };
 

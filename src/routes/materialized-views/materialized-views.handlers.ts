@@ -8,10 +8,10 @@ import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import {
   MAX_MATERIALIZED_VIEWS_PER_ACCOUNT,
+  listReadableViews,
   selectConnectionOfAccount,
   selectConnectorOfSource,
   selectItemsUsedBy,
-  selectReadableViews,
   selectSourceOfView,
   selectSourceTables,
   selectView,
@@ -127,7 +127,7 @@ function mapWriteError(err: unknown, name: string): never {
 const viewTarget = (row: { id: string; name: string }) => ({ type: "materialized-view" as const, id: row.id, name: row.name });
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const rows = await selectReadableViews(c.get("db"), userOf(c), c.req.valid("query").sourceId).all();
+  const rows = await listReadableViews(c.get("db"), userOf(c), c.req.valid("query").sourceId);
   return c.json({ content: rows.map(toView) }, 200);
 };
 

@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import { COUNT_LIMIT_GUARD, refuseWhen, refusedBy } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
+import { compiled } from "../../db/compiled";
 import { auditEvents, webhookDeliveries, webhooks } from "../../db/schema";
 import { accountForWrite, placedForWrite, scoped, scopeOf } from "../../db/scope";
 import { shardIsDirectory } from "../../db/shards/routing";
@@ -93,12 +94,18 @@ function secrets(c: Context<AppEnv>) {
 const missedWrite = (c: Context<AppEnv>) =>
   c.req.header("If-Match") ? new ApiError("PRECONDITION_FAILED", "The subscription was changed concurrently; reload it and retry") : notFound("Webhook");
 
+// The list's query, compiled once per isolate (db/compiled.ts) for an account's subscriptions and
+// for the supervisor's own: Drizzle built its SQL on every request.
+const webhooksWhere = (inAccount: SQL) => compiled((db) => db.select().from(webhooks).where(inAccount).orderBy(asc(webhooks.createdDate), asc(webhooks.id)));
+const webhooksOfAccount = webhooksWhere(eq(webhooks.accountId, sql.placeholder("accountId")));
+const webhooksOfNoAccount = webhooksWhere(isNull(webhooks.accountId));
+
 /** One scope's subscriptions, so a list is bounded by MAX_WEBHOOKS_PER_ACCOUNT however many accounts there are. */
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const account = accountOfNew(c.get("principal"), c.req.valid("query").accountId);
-  const inAccount = account === null ? isNull(webhooks.accountId) : eq(webhooks.accountId, account);
   // The supervisor's request is on ?accountId='s shard (db/shards/locate.ts); its own subscriptions are in the directory.
-  const rows = await whereAccount(c, account).db.select().from(webhooks).where(inAccount).orderBy(asc(webhooks.createdDate), asc(webhooks.id)).all();
+  const { db } = whereAccount(c, account);
+  const rows = await (account === null ? webhooksOfNoAccount(db).all() : webhooksOfAccount(db).all({ accountId: account }));
   return c.json({ content: rows.map((row) => toWebhook(row)) }, 200);
 };
 
