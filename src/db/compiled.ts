@@ -41,7 +41,7 @@ export function inBatch<P extends PreparedLike & { execute(values?: Record<strin
   return { _prepare: () => filled } as unknown as RunnableQuery<Awaited<ReturnType<P["execute"]>>, "sqlite">;
 }
 
-interface PreparedLike {
+export interface PreparedLike {
   getQuery(): { sql: string; params: unknown[] };
 }
 
