@@ -44,8 +44,12 @@ function mapWriteError(err: unknown, name: string): never {
   throw err;
 }
 
+// Compiled once per isolate (db/compiled.ts): E9 reads the list on every request.
+const calendarsInNameOrder = compiledPerScope((db, scope) => db.select().from(calendars).where(scoped(calendars.accountId, scope)).orderBy(asc(calendars.name)));
+
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const rows = await c.get("db").select().from(calendars).where(scoped(calendars.accountId, scopeOfCaller(c))).orderBy(asc(calendars.name)).all();
+  const scope = scopeOfCaller(c);
+  const rows = await calendarsInNameOrder(c.get("db"), scope).all({ accountId: accountIdOf(scope) });
   return c.json({ content: rows.map(toCalendar) }, 200);
 };
 
