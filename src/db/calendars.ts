@@ -1,10 +1,10 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type Placeholder } from "drizzle-orm";
 import type { AccessibleObjectUsage } from "../lib/errors";
 import type { Principal } from "../domain/principal";
 import { COUNT_LIMIT_GUARD, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
 import { calendarReferences, calendars, sourceItems, sources } from "./schema";
-import { scopeOf, scoped, type AccountScope } from "./scope";
+import { scopeOf, scoped, type QueryScope } from "./scope";
 import { readableBy } from "./source-access";
 
 /**
@@ -20,7 +20,7 @@ export const DEFAULT_CALENDAR_ID = "default";
 export const MAX_CALENDARS_PER_ACCOUNT = 1000;
 
 /** One calendar in the caller's scope (another account's is simply not found). Batchable. */
-export function selectCalendar(db: Database, scope: AccountScope, calendarId: string) {
+export function selectCalendar(db: Database, scope: QueryScope, calendarId: string | Placeholder) {
   return db
     .select()
     .from(calendars)

@@ -1,9 +1,11 @@
-import { and, eq, type Placeholder, type SQL } from "drizzle-orm";
+import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../domain/principal";
 import type { Context } from "hono";
 import { ApiError } from "../lib/errors";
 import type { AppEnv } from "../lib/types";
+import type { Database } from "./client";
+import { compiled, type PreparedLike } from "./compiled";
 import { placeRequest } from "./shards/routing";
 
 /**
@@ -18,11 +20,30 @@ export function scopeOf(principal: Principal): AccountScope {
   return principal.kind === "supervisor" ? { kind: "all" } : { kind: "account", accountId: principal.accountId };
 }
 
-/** Joins the scope's condition to the caller's own conditions (a compiled query's scope names its account by placeholder). */
-export function scoped(accountColumn: SQLiteColumn, scope: { kind: "all" } | { kind: "account"; accountId: string | Placeholder }, ...conditions: (SQL | undefined)[]): SQL | undefined {
+/** A scope as a query states it: a compiled query's names its account by placeholder. */
+export type QueryScope = { kind: "all" } | { kind: "account"; accountId: string | Placeholder };
+
+/** Joins the scope's condition to the caller's own conditions. */
+export function scoped(accountColumn: SQLiteColumn, scope: QueryScope, ...conditions: (SQL | undefined)[]): SQL | undefined {
   const own = scope.kind === "account" ? eq(accountColumn, scope.accountId) : undefined;
   return and(own, ...conditions);
 }
+
+/**
+ * A query compiled once per isolate (db/compiled.ts) for each kind of scope, its SQL differing by
+ * the account condition: the account's template names its account by the placeholder "accountId"
+ * (its value: accountIdOf), the supervisor's has none. A request runs the template of its scope.
+ */
+export function compiledPerScope<P extends PreparedLike>(build: (db: Database, scope: QueryScope) => { prepare(): P }): (db: Database, scope: AccountScope) => P {
+  const templates = {
+    account: compiled((db) => build(db, { kind: "account", accountId: sql.placeholder("accountId") })),
+    all: compiled((db) => build(db, { kind: "all" })),
+  };
+  return (db, scope) => templates[scope.kind](db);
+}
+
+/** The value of compiledPerScope's "accountId" placeholder (the supervisor's template has none). */
+export const accountIdOf = (scope: AccountScope): string | undefined => (scope.kind === "account" ? scope.accountId : undefined);
 
 export function inScope(scope: AccountScope, accountId: string): boolean {
   return scope.kind === "all" || scope.accountId === accountId;

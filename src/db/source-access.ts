@@ -12,7 +12,7 @@ import { forbidden, notFound } from "../lib/errors";
 import type { Database } from "./client";
 import { compiled, inBatch, type PreparedLike } from "./compiled";
 import { sources } from "./schema";
-import { scopeOf, scoped } from "./scope";
+import { accountIdOf, compiledPerScope, scopeOf, scoped } from "./scope";
 
 /**
  * Access to data sources. A source of another account is not found (404); a source of the
@@ -41,24 +41,21 @@ function grantsNaming(userId: unknown, groupIdsJson: unknown): SQL<string> {
 
 // One source with its access facts, compiled once per isolate for each of the two scopes (every
 // source route reads it first: docs/performance.md).
-const sourceWithAccessIn = (scope: "account" | "all") =>
-  compiled((db) =>
-    db
-      .select({ source: sources, grants: grantsNaming(sql.placeholder("userId"), sql.placeholder("groupIds")) })
-      .from(sources)
-      .where(scoped(sources.accountId, scope === "all" ? { kind: "all" } : { kind: "account", accountId: sql.placeholder("accountId") }, eq(sources.id, sql.placeholder("sourceId")))),
-  );
-const sourceWithAccess = { account: sourceWithAccessIn("account"), all: sourceWithAccessIn("all") };
+const sourceWithAccess = compiledPerScope((db, scope) =>
+  db
+    .select({ source: sources, grants: grantsNaming(sql.placeholder("userId"), sql.placeholder("groupIds")) })
+    .from(sources)
+    .where(scoped(sources.accountId, scope, eq(sources.id, sql.placeholder("sourceId")))),
+);
 
 /** A query for one source in the caller's scope, with the facts its permission derives from. Batchable. */
 export function selectSourceWithAccess(db: Database, principal: Principal, sourceId: string) {
-  return inBatch(sourceWithAccess[scopeOf(principal).kind](db), sourceAccessValues(principal, sourceId));
+  return inBatch(sourceWithAccess(db, scopeOf(principal)), sourceAccessValues(principal, sourceId));
 }
 
-/** The values of sourceWithAccess's placeholders (accountId: unused by the supervisor's template). */
+/** The values of sourceWithAccess's placeholders. */
 function sourceAccessValues(principal: Principal, sourceId: string) {
-  const scope = scopeOf(principal);
-  return { userId: userId(principal), groupIds: groupIdsJson(principal), sourceId, accountId: scope.kind === "account" ? scope.accountId : undefined };
+  return { userId: userId(principal), groupIds: groupIdsJson(principal), sourceId, accountId: accountIdOf(scopeOf(principal)) };
 }
 
 /**
@@ -107,7 +104,7 @@ export function requireSource(principal: Principal, row: SourceWithAccess | unde
 }
 
 export async function loadSource(db: Database, principal: Principal, sourceId: string, need: SourceNeed) {
-  const row = await sourceWithAccess[scopeOf(principal).kind](db).get(sourceAccessValues(principal, sourceId));
+  const row = await sourceWithAccess(db, scopeOf(principal)).get(sourceAccessValues(principal, sourceId));
   return requireSource(principal, row, need);
 }
 

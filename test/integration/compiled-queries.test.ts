@@ -3,6 +3,7 @@ import { connectionBody, createConnection } from "./connection-helpers";
 import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
 import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-view-helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
+import { calendarPath, calendarsPath, createCalendar, monthShiftCalendar } from "./calendar-helpers";
 import { sourcePath } from "./source-helpers";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
@@ -233,5 +234,70 @@ describe("lists compiled once per isolate", () => {
       ...worlds.map(() => ({ call: () => call("GET", "/api/accounts"), expect: expectListed, supervisor: true as const })),
       ...worlds.map(({ account }) => ({ call: () => call("GET", `/api/accounts/${account.id}`), expect: (res: CallResult) => expect(res.json.id).toBe(account.id), supervisor: true as const })),
     ]);
+  });
+});
+
+// The reads of a calendar, the calendar list, a field and a trusted-access client, each compiled once
+// per isolate (one template per kind of scope where the scope shapes the SQL): the same template
+// serves requests of different accounts at once, each with its own values.
+describe("calendar, field and client reads compiled once per isolate", () => {
+  it("answer interleaved requests of different accounts each with its own rows, another account's calendar or field not found", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const admins = await Promise.all(accounts.map((a) => createUser(a.id, { groups: ["Users", "Administrators"], roles: ["ROLE_ADMINISTER_CALENDARS"] })));
+    // Account i's calendar shifts its year by i + 1 months: its periods tell it from the others'.
+    const calendars = await Promise.all(admins.map((admin, i) => createCalendar(admin, monthShiftCalendar(`Shift ${i + 1}`, i + 1))));
+    const sources = await Promise.all(admins.map((admin) => createMetricSource(admin)));
+    const clients: { client_id: string; client_name: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await call("POST", "/api/trusted-access/clients", { body: { client_name: `compiled ${accounts[i]!.name}`, access_token_validity_seconds: 60 + i } });
+      expect(created.status, created.text).toBe(201);
+      clients.push(created.json);
+    }
+    // Each admin signs in first (a cold sign-in reads the user: a round trip of its own).
+    for (const admin of admins) await call("GET", "/api/user", { as: as(admin) });
+
+    const other = (i: number) => (i + 1) % accounts.length;
+    const requests = admins.flatMap((admin, i) => [
+      { kind: "calendar", i, send: () => call("GET", calendarPath(calendars[i]!.id), { as: as(admin) }) },
+      { kind: "list", i, send: () => call("GET", calendarsPath, { as: as(admin) }) },
+      { kind: "periods", i, send: () => call("GET", `${calendarPath(calendars[i]!.id)}/periods?from=2026-01-15&to=2026-01-15&type=YEAR`, { as: as(admin) }) },
+      { kind: "field", i, send: () => call("GET", `/api/sources/${sources[i]!.id}/fields/price`, { as: as(admin) }) },
+      { kind: "other's calendar", i, send: () => call("GET", calendarPath(calendars[other(i)]!.id), { as: as(admin) }) },
+      { kind: "other's field", i, send: () => call("GET", `/api/sources/${sources[other(i)]!.id}/fields/price`, { as: as(admin) }) },
+    ]);
+    const clientReads = clients.map((client, i) => ({ kind: "client", i, send: () => call("GET", `/api/trusted-access/clients/${client.client_id}`) }));
+    // Interleaved: each kind of request for one account after another, all started before any answers.
+    const kinds = [...new Set(requests.map((r) => r.kind))];
+    const interleaved = [...kinds.flatMap((kind) => requests.filter((r) => r.kind === kind)), ...clientReads];
+    const answers = await Promise.all(interleaved.map((r) => r.send()));
+
+    answers.forEach((res, n) => {
+      const { kind, i } = interleaved[n]!;
+      const what = `${kind} of ${i}`;
+      expect(res.headers.get("X-D1-Round-Trips"), what).toBe("1");
+      switch (kind) {
+        case "calendar":
+          expect(res.status, what).toBe(200);
+          expect(res.json, what).toEqual(calendars[i]);
+          break;
+        case "list":
+          expect(res.json.content, what).toEqual([calendars[i]]);
+          break;
+        case "periods":
+          // A year shifted by i + 1 months starts on the first of month i + 2 of the year before, and is named after the year it ends in.
+          expect(res.json.content.map((p: { name: string; start: string }) => `${p.name} ${p.start}`), what).toEqual([`FY2026 2025-${String(i + 2).padStart(2, "0")}-01`]);
+          break;
+        case "field":
+          expect(res.status, what).toBe(200);
+          expect(res.json, what).toMatchObject({ name: "price", createdByUserID: admins[i]!.id });
+          break;
+        case "client":
+          expect(res.status, what).toBe(200);
+          expect(res.json, what).toMatchObject({ client_id: clients[i]!.client_id, client_name: clients[i]!.client_name, access_token_validity_seconds: 60 + i });
+          break;
+        default:
+          expect(res.status, what).toBe(404);
+      }
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
 import { calendarLimitGuard, calendarUsage, DEFAULT_CALENDAR_ID, MAX_CALENDARS_PER_ACCOUNT, selectCalendar, selectCalendarUsers } from "../../db/calendars";
@@ -6,7 +6,7 @@ import { ROW_CHANGED } from "../../db/audit-trail";
 import type { Database } from "../../db/client";
 import { diffMembers } from "../../domain/audit/changes";
 import { calendars } from "../../db/schema";
-import { accountForWrite, scopeOf, scoped, type AccountScope } from "../../db/scope";
+import { accountForWrite, accountIdOf, compiledPerScope, scopeOf, scoped, type AccountScope } from "../../db/scope";
 import { inUse } from "../../db/source-items";
 import { GREGORIAN, listPeriods, periodsAt, type CalendarDefinition } from "../../domain/calendar";
 import type { AppRouteHandler } from "../../lib/create-router";
@@ -23,8 +23,11 @@ import * as routes from "./calendars.routes";
  */
 const scopeOfCaller = (c: Context<AppEnv>) => scopeOf(c.get("principal"));
 
+// Compiled once per isolate (db/compiled.ts): E8 and the periods routes read a calendar on every request.
+const calendarById = compiledPerScope((db, scope) => selectCalendar(db, scope, sql.placeholder("calendarId")));
+
 async function findCalendar(db: Database, scope: AccountScope, calendarId: string): Promise<CalendarRow> {
-  const row = await selectCalendar(db, scope, calendarId).get();
+  const row = await calendarById(db, scope).get({ accountId: accountIdOf(scope), calendarId });
   if (!row) throw notFound("Calendar");
   return row;
 }
@@ -41,8 +44,12 @@ function mapWriteError(err: unknown, name: string): never {
   throw err;
 }
 
+// Compiled once per isolate (db/compiled.ts): E9 reads the list on every request.
+const calendarsInNameOrder = compiledPerScope((db, scope) => db.select().from(calendars).where(scoped(calendars.accountId, scope)).orderBy(asc(calendars.name)));
+
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const rows = await c.get("db").select().from(calendars).where(scoped(calendars.accountId, scopeOfCaller(c))).orderBy(asc(calendars.name)).all();
+  const scope = scopeOfCaller(c);
+  const rows = await calendarsInNameOrder(c.get("db"), scope).all({ accountId: accountIdOf(scope) });
   return c.json({ content: rows.map(toCalendar) }, 200);
 };
 

@@ -30,11 +30,17 @@ const NOUN = { FIELD: "Field", METRIC: "Custom metric" } as const;
 const TARGET_TYPE = { FIELD: "field", METRIC: "custom-metric" } as const;
 const itemTarget = (item: { id: string; name: string; kind: string }) => ({ type: TARGET_TYPE[item.kind as ItemKind], id: item.id, name: item.name });
 
-export function selectItem(db: Database, sourceId: string, kind: ItemKind, name: string) {
-  return db
+// Compiled once per isolate (db/compiled.ts): the GET of a field or a custom metric reads it on every request.
+const itemByKindAndName = compiled((db) =>
+  db
     .select()
     .from(sourceItems)
-    .where(and(eq(sourceItems.sourceId, sourceId), eq(sourceItems.kind, kind), eq(sourceItems.name, name)));
+    .where(and(eq(sourceItems.sourceId, sql.placeholder("sourceId")), eq(sourceItems.kind, sql.placeholder("kind")), eq(sourceItems.name, sql.placeholder("name")))),
+);
+
+/** A source's field or custom metric by name. Batchable. */
+export function selectItem(db: Database, sourceId: string, kind: ItemKind, name: string) {
+  return inBatch(itemByKindAndName(db), { sourceId, kind, name });
 }
 
 /** Loads the source (checking `need`) and the item in one round trip. */

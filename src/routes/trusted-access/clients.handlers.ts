@@ -1,9 +1,10 @@
 import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
-import { and, asc, eq, notExists, sql } from "drizzle-orm";
+import { and, asc, eq, notExists, sql, type Placeholder } from "drizzle-orm";
 import { revokeTokens } from "../../db/access-tokens";
 import { revokeClientTokensElsewhere, stubClientOnEveryShard } from "../../db/shards/clients";
 import type { Database } from "../../db/client";
+import { compiled } from "../../db/compiled";
 import { accounts, trustedAccessClients } from "../../db/schema";
 import { digestOf, nowInSeconds, randomSecret, TOKEN_ENDPOINT_AUTH_METHOD } from "../../domain/trusted-access";
 import { ApiError, duplicated, isConstraintError, notFound, type Problem } from "../../lib/errors";
@@ -37,10 +38,13 @@ function toClient(row: ClientRow, issuedSecret?: string) {
   } as const;
 }
 
-const selectClient = (db: Database, clientId: string) => db.select().from(trustedAccessClients).where(eq(trustedAccessClients.clientId, clientId));
+const selectClient = (db: Database, clientId: string | Placeholder) => db.select().from(trustedAccessClients).where(eq(trustedAccessClients.clientId, clientId));
+
+// Compiled once per isolate (db/compiled.ts): a client's GET reads it on every request.
+const clientById = compiled((db) => selectClient(db, sql.placeholder("clientId")));
 
 async function findClient(db: Database, clientId: string): Promise<ClientRow> {
-  const row = await selectClient(db, clientId).get();
+  const row = await clientById(db).get({ clientId });
   if (!row) throw notFound("Client");
   return row;
 }
