@@ -8,7 +8,7 @@ import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { accessTokens, folderAcl, folderItems, folders, folderTreeState, sourcePermissions, sources, userAttributes, userGroups, users } from "../../db/schema";
-import { accountForList, placedForWrite, scopeOf, scoped } from "../../db/scope";
+import { accountForList, accountIdOf, compiledPerScope, placedForWrite, scopeOf, scoped } from "../../db/scope";
 import { claimUserName, isUserNameTaken, releaseUserName, releaseUserNamesOf, withUserName } from "../../db/shards/user-names";
 import { writeAcross } from "../../db/shards/write-across";
 import { hashPassword } from "../../domain/passwords";
@@ -68,25 +68,15 @@ function toUser(row: UserRow) {
   };
 }
 
-// A user by id, compiled once per isolate for each of the two scopes (db/compiled.ts): its GET, PUT and PATCH read it first.
-const userByIdIn = (scope: "account" | "all") =>
-  compiled((db) =>
-    db
-      .select(userColumns)
-      .from(users)
-      .where(scoped(users.accountId, scope === "all" ? { kind: "all" } : { kind: "account", accountId: sql.placeholder("accountId") }, eq(users.id, sql.placeholder("id")))),
-  );
-const userById = { account: userByIdIn("account"), all: userByIdIn("all") };
+// A user by id, compiled once per isolate for each kind of scope (db/compiled.ts): its GET, PUT and PATCH read it first.
+const userById = compiledPerScope((db, scope) => db.select(userColumns).from(users).where(scoped(users.accountId, scope, eq(users.id, sql.placeholder("id")))));
 
-const userValues = (principal: Principal, id: string) => {
-  const scope = scopeOf(principal);
-  return { id, accountId: scope.kind === "account" ? scope.accountId : undefined };
-};
+const userValues = (principal: Principal, id: string) => ({ id, accountId: accountIdOf(scopeOf(principal)) });
 
-const selectUser = (db: Database, principal: Principal, id: string) => inBatch(userById[scopeOf(principal).kind](db), userValues(principal, id));
+const selectUser = (db: Database, principal: Principal, id: string) => inBatch(userById(db, scopeOf(principal)), userValues(principal, id));
 
 async function findUser(db: Database, principal: Principal, id: string): Promise<UserRow> {
-  const row = await userById[scopeOf(principal).kind](db).get(userValues(principal, id));
+  const row = await userById(db, scopeOf(principal)).get(userValues(principal, id));
   if (!row) throw notFound("User");
   return row;
 }
