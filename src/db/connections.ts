@@ -61,8 +61,13 @@ const projectOfFolder = sql<string | null>`(SELECT folders.project_id FROM folde
   WHERE folders.account_id = "connections"."account_id" AND folders.id = "connections"."folder_id")`;
 
 /** The project of a folder of the account (batchable, e.g. after a write). */
+// A connection's write reads it and runs it again in its batch: compiled once per isolate (db/compiled.ts).
+const projectOfFolderIn = compiled((db) =>
+  db.select({ projectId: folders.projectId }).from(folders).where(and(eq(folders.accountId, sql.placeholder("accountId")), eq(folders.id, sql.placeholder("folderId")))),
+);
+
 export function selectProjectOfFolder(db: Database, accountId: string, folderId: string | null) {
-  return db.select({ projectId: folders.projectId }).from(folders).where(and(eq(folders.accountId, accountId), eq(folders.id, folderId ?? "")));
+  return inBatch(projectOfFolderIn(db), { accountId, folderId: folderId ?? "" });
 }
 
 // Compiled once per isolate (db/compiled.ts): a connection's GET, and the data-store routes, read it on every request.
@@ -165,12 +170,11 @@ export function refuseIfConnectionUsed(db: Database, accountId: string, connecti
 
 /** For a connection naming a folder: refuses unless the account has it (a folder deleted meanwhile included). */
 export function refuseUnlessFolderExists(db: Database, accountId: string, folderId: string) {
-  return refuseWhen(
-    db,
-    "connection_folder_missing",
-    sql`NOT EXISTS (SELECT 1 FROM folders WHERE folders.account_id = ${accountId} AND folders.id = ${folderId})`,
-  );
+  return inBatch(folderMissingGuard(db), { accountId, folderId });
 }
+const folderMissingGuard = compiled((db) =>
+  refuseWhen(db, "connection_folder_missing", sql`NOT EXISTS (SELECT 1 FROM folders WHERE folders.account_id = ${sql.placeholder("accountId")} AND folders.id = ${sql.placeholder("folderId")})`),
+);
 
 /**
  * For writing a connection: refuses when its type is no longer the revision that was checked (disabled,
@@ -178,9 +182,12 @@ export function refuseUnlessFolderExists(db: Database, accountId: string, folder
  * longer hold.
  */
 export function refuseIfTypeChanged(db: Database, type: { id: string; revision: string }) {
-  return refuseWhen(
+  return inBatch(typeChangedGuard(db), { typeId: type.id, typeRevision: type.revision });
+}
+const typeChangedGuard = compiled((db) =>
+  refuseWhen(
     db,
     "connection_type_changed",
-    sql`NOT EXISTS (SELECT 1 FROM connection_types WHERE connection_types.id = ${type.id} AND connection_types.revision = ${type.revision})`,
-  );
-}
+    sql`NOT EXISTS (SELECT 1 FROM connection_types WHERE connection_types.id = ${sql.placeholder("typeId")} AND connection_types.revision = ${sql.placeholder("typeRevision")})`,
+  ),
+);

@@ -301,3 +301,36 @@ describe("calendar, field and client reads compiled once per isolate", () => {
     });
   });
 });
+
+describe("a connection's write and the quota guard, compiled once per isolate", () => {
+  it("store each of many interleaved creates and updates in different accounts with its own values, under each account's own quota", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const managers = await Promise.all(accounts.map((a) => createUser(a.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] })));
+    // Account i may hold i + 1 connections: the guard counts each account's own.
+    for (const [i, account] of accounts.entries()) {
+      expect((await call("PUT", "/api/quota", { body: { accountId: account.id, quotas: [{ type: "CONNECTION", limit: i + 1 }] } })).status).toBeLessThan(300);
+    }
+    const created = await Promise.all(managers.map((m, i) => call("POST", "/api/connections", { as: as(m), body: connectionBody(`Store ${i}`) })));
+    created.forEach((res) => expect(res.status, res.text).toBe(201));
+    // A second connection: refused only where the quota is 1 (account 0).
+    const second = await Promise.all(managers.map((m, i) => call("POST", "/api/connections", { as: as(m), body: connectionBody(`Second ${i}`) })));
+    second.forEach((res, i) => expect(res.status, res.text).toBe(i === 0 ? 409 : 201));
+    // Updates, half with If-Match: each lands on its own connection, with its own name and disabled flag.
+    const updated = await Promise.all(
+      managers.map((m, i) =>
+        call("PUT", `/api/connections/${created[i]!.json.id}`, {
+          as: as(m),
+          body: connectionBody(`Renamed ${i}`, { disabled: i % 2 === 1 }),
+          headers: i % 2 ? { "If-Match": created[i]!.headers.get("ETag")! } : {},
+        }),
+      ),
+    );
+    updated.forEach((res) => expect(res.status, res.text).toBe(200));
+    const read = await Promise.all(managers.map((m, i) => call("GET", `/api/connections/${created[i]!.json.id}`, { as: as(m) })));
+    read.forEach((res, i) => expect(res.json).toMatchObject({ name: `Renamed ${i}`, disabled: i % 2 === 1 }));
+    // A stale If-Match misses; another account's connection is not found.
+    const stale = await call("PUT", `/api/connections/${created[1]!.json.id}`, { as: as(managers[1]!), body: connectionBody("Stale"), headers: { "If-Match": created[1]!.headers.get("ETag")! } });
+    expect(stale.status).toBe(412);
+    expect((await call("GET", `/api/connections/${created[1]!.json.id}`, { as: as(managers[0]!) })).status).toBe(404);
+  });
+});

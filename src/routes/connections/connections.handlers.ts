@@ -1,7 +1,7 @@
 import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import type { StoredParameter } from "../../db/schema";
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
 import { connectorEnvironment, createConnector, type ColumnDescription, type Connector } from "../../connectors";
@@ -18,6 +18,7 @@ import {
   type ConnectionRow,
 } from "../../db/connections";
 import { asViewUsages, selectViewsOfConnection } from "../../db/materialized-views";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { connections, connectionTypes } from "../../db/schema";
 import { placedForWrite } from "../../db/scope";
@@ -72,7 +73,7 @@ async function checkedConnection(c: Context<AppEnv>, body: ConnectionWrite, quer
   const folderId = folderIdOf(body.folderId);
   const [candidates, stored, folder] = await db.batch([
     selectTypesFor(db, accountId, candidateTypes(strategy, body)),
-    db.select().from(connections).where(and(eq(connections.accountId, accountId), eq(connections.id, connectionId))),
+    inBatch(storedConnection(db), { accountId, id: connectionId }),
     selectProjectOfFolder(db, accountId, folderId),
   ]);
   const existing: ConnectionRow | undefined = stored[0];
@@ -109,6 +110,23 @@ function connectionChanges(before: ConnectionRow, after: ConnectionRow, isSecret
   return [...diffMembers(shown(before), shown(after)), ...secretsSent];
 }
 
+// The statements of E6 and POST, compiled once per isolate (db/compiled.ts): Drizzle building them was a fifth of E6's CPU.
+const storedConnection = compiled((db) => db.select().from(connections).where(and(eq(connections.accountId, sql.placeholder("accountId")), eq(connections.id, sql.placeholder("id")))));
+const WRITTEN_MEMBERS = ["name", "connectionTypeId", "parameters", "disabled", "folderId", "revision", "lastModifiedByUserId", "lastModifiedDate"] as const;
+const updateConnection = compiled((db) =>
+  db
+    .update(connections)
+    .set(placeholders(...WRITTEN_MEMBERS))
+    .where(and(eq(connections.accountId, sql.placeholder("accountId")), eq(connections.id, sql.placeholder("id")), ifMatchPlaceholder(connections.revision)))
+    .returning(),
+);
+const insertConnection = compiled((db) =>
+  db
+    .insert(connections)
+    .values(placeholders("id", "accountId", "creatingUserName", "createdByUserId", "createdDate", ...WRITTEN_MEMBERS))
+    .returning(),
+);
+
 /**
  * E6 and POST: one read, one write batch. The batch starts with the CONNECTION quota guard (on
  * create) and a guard that the type is still the revision checked, so a type disabled or changed
@@ -125,13 +143,9 @@ async function writeConnection(c: Context<AppEnv>, id: string, body: ConnectionW
   const parameters = await parametersToStore(checked.given, checked.values, existing?.parameters ?? [], secretKeysTest(type), checked.place, checked.secrets);
   const audit = auditForUpdate(principal);
   const changes = { name: body.name, connectionTypeId: type.id, parameters, disabled: body.disabled, folderId: checked.folderId, revision: newRevision(), ...audit };
-  const inAccount = and(eq(connections.accountId, accountId), eq(connections.id, id));
   const write = existing
-    ? db.update(connections).set(changes).where(and(inAccount, ifMatchGuard(c, connections.revision, existing.revision))).returning()
-    : db
-        .insert(connections)
-        .values({ id, accountId, creatingUserName: principal.name, createdByUserId: principal.id, createdDate: audit.lastModifiedDate, ...changes })
-        .returning();
+    ? inBatch(updateConnection(db), { ...changes, accountId, id, ifMatch: ifMatchOf(c) ? existing.revision : null })
+    : inBatch(insertConnection(db), { id, accountId, creatingUserName: principal.name, createdByUserId: principal.id, createdDate: audit.lastModifiedDate, ...changes });
   c.get("audit").recordIf(rowHasRevision("connections", id, changes.revision), {
     accountId,
     action: existing ? "connection.update" : "connection.create",
