@@ -74,7 +74,7 @@ export async function placedForWrite(c: Context<AppEnv>, requested: string | und
 }
 
 /** The one account a list reads: the caller's own, or for the supervisor the one it names (default account otherwise). */
-export function accountForList(principal: Principal, requested: string | undefined): AccountScope {
+export function accountForList(principal: Principal, requested: string | undefined): { kind: "account"; accountId: string } {
   if (principal.kind === "supervisor") return { kind: "account", accountId: requested ?? DEFAULT_ACCOUNT_ID };
   return { kind: "account", accountId: principal.accountId };
 }

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { asc, desc, eq, gt, lt, type SQL } from "drizzle-orm";
+import { asc, desc, eq, gt, lt, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { PageBinding } from "../domain/page-token";
 import type { Principal } from "../domain/principal";
@@ -143,14 +143,17 @@ export async function keysetPlan<T>(
   }
   const token = (direction: "next" | "previous", row: T | undefined) => (row ? tokens.encode({ direction, key: keyOf(row) }, binding) : null);
   const backwards = cursor?.direction === "previous";
-  // Descending keys (newest first) walk the other way.
-  const downwards = backwards !== (options.newestFirst === true);
+  const shape: PageShape = cursor?.direction ?? "first";
+  const { keyCondition, orderBy, descending } = pageClauses(keyColumn, shape, cursor?.key, options.newestFirst);
   return {
-    keyCondition: cursor ? (downwards ? lt(keyColumn, cursor.key) : gt(keyColumn, cursor.key)) : undefined,
-    orderBy: downwards ? desc(keyColumn) : asc(keyColumn),
+    keyCondition,
+    orderBy,
     /** Whether `orderBy` is descending: for merging the rows several databases answered (db/shards/read-everywhere.ts). */
-    descending: downwards,
+    descending,
     limit: size + 1,
+    /** For a list compiled per page shape (perPageShape): the template this page runs, and its values. */
+    shape,
+    pageValues: { pageKey: cursor?.key, pageLimit: size + 1 },
     async toPage(rows: T[]): Promise<Page<T>> {
       const more = rows.length > size;
       const content = backwards ? rows.slice(0, size).reverse() : rows.slice(0, size);
@@ -162,15 +165,26 @@ export async function keysetPlan<T>(
   };
 }
 
-/** keysetPlan for a query that runs on its own. */
-export async function keysetPage<T>(
-  c: Context<AppEnv>,
-  binding: PageBinding,
-  keyColumn: SQLiteColumn,
-  keyOf: (row: T) => string,
-  page: PageRequest,
-  fetch: (keyCondition: SQL | undefined, orderBy: SQL, limit: number) => Promise<T[]>,
-): Promise<Page<T>> {
-  const plan = await keysetPlan(c, binding, keyColumn, keyOf, page);
-  return plan.toPage(await fetch(plan.keyCondition, plan.orderBy, plan.limit));
+/** A page of a keyset list: the first, or the one after (next) or before (previous) a page token's key. */
+export type PageShape = "first" | "next" | "previous";
+
+/** The key condition and order of a page of `shape`, its key a value or (compiled) a placeholder. Descending keys (newest first) walk the other way. */
+function pageClauses(keyColumn: SQLiteColumn, shape: PageShape, key: string | Placeholder | undefined, newestFirst = false) {
+  const downwards = (shape === "previous") !== newestFirst;
+  return {
+    keyCondition: shape === "first" || key === undefined ? undefined : downwards ? lt(keyColumn, key) : gt(keyColumn, key),
+    orderBy: downwards ? desc(keyColumn) : asc(keyColumn),
+    descending: downwards,
+  };
 }
+
+/**
+ * A keyset list's query for each page shape, to compile once per isolate (db/compiled.ts): `make`
+ * gets the shape's key condition and order on the placeholder "pageKey", and its limit as
+ * "pageLimit"; a request runs `templates[plan.shape]` with `plan.pageValues` (keysetPlan).
+ */
+export function perPageShape<T>(keyColumn: SQLiteColumn, make: (page: { keyCondition: SQL | undefined; orderBy: SQL; limit: Placeholder }) => T, newestFirst = false): Record<PageShape, T> {
+  const of = (shape: PageShape) => ({ ...pageClauses(keyColumn, shape, sql.placeholder("pageKey"), newestFirst), limit: sql.placeholder("pageLimit") });
+  return { first: make(of("first")), next: make(of("next")), previous: make(of("previous")) };
+}
+

@@ -334,3 +334,30 @@ describe("a connection's write and the quota guard, compiled once per isolate", 
     expect((await call("GET", `/api/connections/${created[1]!.json.id}`, { as: as(managers[0]!) })).status).toBe(404);
   });
 });
+
+describe("keyset lists compiled once per isolate for each page shape", () => {
+  it("page each of several accounts' groups forwards and back, interleaved, each through its own rows", async () => {
+    const accounts = await Promise.all(Array.from({ length: 3 }, () => createAccount()));
+    const names = accounts.map((_, i) => [`g${i}-a`, `g${i}-b`, `g${i}-c`]);
+    await Promise.all(accounts.flatMap((a, i) => names[i]!.map((name) => createGroup(a.id, name))));
+    const page = (i: number, token?: string) => call("GET", `/api/groups?accountId=${accounts[i]!.id}&maxResults=1${token ? `&pageToken=${token}` : ""}`);
+    const own = (i: number, res: CallResult) => res.json.content.map((g: { name: string }) => g.name).filter((n: string) => n.startsWith(`g${i}-`) || !n.startsWith("g"));
+    // Each account's built-in groups come first by name; walk to the first of the test's own.
+    const walk = await Promise.all(
+      accounts.map(async (_, i) => {
+        let res = await page(i);
+        while (!res.json.content[0].name.startsWith(`g${i}-`)) res = await page(i, res.json.pageInfo.nextPageToken);
+        const next = await page(i, res.json.pageInfo.nextPageToken);
+        const back = await page(i, next.json.pageInfo.previousPageToken);
+        return [res, next, back];
+      }),
+    );
+    walk.forEach(([first, next, back], i) => {
+      expect(own(i, first!)).toEqual([names[i]![0]]);
+      expect(own(i, next!)).toEqual([names[i]![1]]);
+      expect(own(i, back!)).toEqual([names[i]![0]]);
+    });
+    // Another account's token is not a token of this list.
+    expect((await page(1, walk[0]![0]!.json.pageInfo.nextPageToken)).status).toBe(400);
+  });
+});

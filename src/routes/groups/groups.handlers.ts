@@ -1,6 +1,7 @@
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { compiled } from "../../db/compiled";
 import { invalidateGroup } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { groups, userGroups } from "../../db/schema";
@@ -8,7 +9,7 @@ import { accountForList, placedForWrite, scopeOf, scoped } from "../../db/scope"
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, locationOf, newRevision, perPageShape } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { aliased } from "../../lib/aliases";
 import { mergePatchHandler } from "../../lib/merge-patch-route";
@@ -44,14 +45,17 @@ function mapWriteError(err: unknown, name: string): never {
   throw err;
 }
 
+// An account's groups, by name, compiled once per isolate for each page shape (db/compiled.ts).
+const groupsPage = perPageShape(groups.name, (page) =>
+  compiled((db) => db.select().from(groups).where(scoped(groups.accountId, { kind: "account", accountId: sql.placeholder("accountId") }, page.keyCondition)).orderBy(page.orderBy).limit(page.limit)),
+);
+
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const db = c.get("db");
   const scope = accountForList(c.get("principal"), query.accountId);
-  const binding = { list: "groups", account: scope.kind === "account" ? scope.accountId : "*" };
-  const page = await keysetPage(c, binding, groups.name, (r: GroupRow) => r.name, query, (keyCondition, orderBy, limit) =>
-    db.select().from(groups).where(scoped(groups.accountId, scope, keyCondition)).orderBy(orderBy).limit(limit).all(),
-  );
+  const plan = await keysetPlan(c, { list: "groups", account: scope.accountId }, groups.name, (r: GroupRow) => r.name, query);
+  const page = await plan.toPage(await groupsPage[plan.shape](db).all({ ...plan.pageValues, accountId: scope.accountId }));
   return c.json({ content: page.content.map(toGroup), pageInfo: page.pageInfo }, 200);
 };
 

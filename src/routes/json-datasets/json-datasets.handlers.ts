@@ -1,6 +1,8 @@
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { dataSummary } from "../../domain/audit/changes";
 import type { Context } from "hono";
+import { sql } from "drizzle-orm";
+import { compiled } from "../../db/compiled";
 import { COUNT_LIMIT_GUARD, refusedBy, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { createDataset, deleteDataset, newDataVersion, readDataset, selectDatasetSummaries, updateDataset, type DataVersion, type DatasetSummary } from "../../db/json-datasets";
 import { rethrowQuotaExceeded } from "../../db/quota";
@@ -10,7 +12,7 @@ import { rawMemberText } from "../../domain/raw-json";
 import type { Principal } from "../../domain/principal";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, ifMatchRevisions, keysetPage, locationOf, newRevision, revisionsNamedBy } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, ifMatchRevisions, keysetPlan, locationOf, newRevision, perPageShape, revisionsNamedBy } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { ifNoneMatchTags } from "../../middleware/conditional-get";
 import { datasetResponse, notModified, toDatasetSummary } from "./json-datasets.response";
@@ -57,14 +59,17 @@ function missingOrChanged(c: Context<AppEnv>): ApiError {
     : notFound("JSON dataset");
 }
 
+// An account's datasets, by name, compiled once per isolate for each page shape (db/compiled.ts).
+const datasetsPage = perPageShape(jsonDatasets.name, (page) =>
+  compiled((db) => selectDatasetSummaries(db, sql.placeholder("accountId"), page.keyCondition).orderBy(page.orderBy).limit(page.limit)),
+);
+
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const db = c.get("db");
   const accountId = accountOf(c.get("principal"));
-  const binding = { list: "json-datasets", account: accountId };
-  const page = await keysetPage(c, binding, jsonDatasets.name, (r: DatasetSummary) => r.name, query, (keyCondition, orderBy, limit) =>
-    selectDatasetSummaries(db, accountId, keyCondition).orderBy(orderBy).limit(limit).all(),
-  );
+  const plan = await keysetPlan(c, { list: "json-datasets", account: accountId }, jsonDatasets.name, (r: DatasetSummary) => r.name, query);
+  const page = await plan.toPage(await datasetsPage[plan.shape](db).all({ ...plan.pageValues, accountId }));
   return c.json({ content: page.content.map(toDatasetSummary), pageInfo: page.pageInfo }, 200);
 };
 

@@ -4,7 +4,7 @@ import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { asViewUsages, selectViewsOfSource } from "../../db/materialized-views";
-import { loadSource, readableBy, requireSource, selectSourceWithAccess } from "../../db/source-access";
+import { loadSource, readableByEach, requireSource, selectSourceWithAccess } from "../../db/source-access";
 import { insertItems, inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
@@ -15,7 +15,7 @@ import { expressionSyntaxCatalogue } from "../../domain/expression";
 import type { UserPrincipal } from "../../domain/principal";
 import { aliased } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, keysetPage, locationOf, newRevision, patchChanges } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, keysetPlan, locationOf, newRevision, patchChanges, perPageShape } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import type { Context } from "hono";
@@ -45,16 +45,20 @@ function toSource(row: SourceRow) {
 
 const nameTaken = (name: string) => duplicated(`A source named '${name}' already exists in the account`);
 
+// The sources the caller may read, by name, compiled once per isolate for each page shape and kind of reader (db/compiled.ts).
+const sourcesPage = perPageShape(sources.name, (page) =>
+  readableByEach((db, readable) => db.select().from(sources).where(and(readable, page.keyCondition)).orderBy(page.orderBy).limit(page.limit)),
+);
+
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const db = c.get("db");
   const principal = c.get("principal");
-  const readable = readableBy(principal);
   // The readable set depends on the caller, so the token is bound to it as well as to the account.
   const binding = { list: "sources", account: principal.kind === "user" ? principal.accountId : "*", filters: { caller: principal.id } };
-  const page = await keysetPage(c, binding, sources.name, (r: SourceRow) => r.name, query, (keyCondition, orderBy, limit) =>
-    db.select().from(sources).where(and(readable, keyCondition)).orderBy(orderBy).limit(limit).all(),
-  );
+  const plan = await keysetPlan(c, binding, sources.name, (r: SourceRow) => r.name, query);
+  const { query: pageQuery, values } = sourcesPage[plan.shape](db, principal);
+  const page = await plan.toPage(await pageQuery.all({ ...values, ...plan.pageValues }));
   return c.json({ content: page.content.map(toSource), pageInfo: page.pageInfo }, 200);
 };
 

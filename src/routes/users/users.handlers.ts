@@ -18,7 +18,7 @@ import { ApiError, duplicated, invalid, isConstraintError, notFound, raisedBy, U
 import { aliased } from "../../lib/aliases";
 import { mergePatchHandler } from "../../lib/merge-patch-route";
 import { assertMayGrant } from "../../lib/grants";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, keysetPage, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, keysetPlan, locationOf, newRevision, perPageShape } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
@@ -95,14 +95,17 @@ function mapWriteError(err: unknown, name: string): never {
   throw err;
 }
 
+// An account's users, by name, compiled once per isolate for each page shape (db/compiled.ts).
+const usersPage = perPageShape(users.name, (page) =>
+  compiled((db) => db.select(userColumns).from(users).where(scoped(users.accountId, { kind: "account", accountId: sql.placeholder("accountId") }, page.keyCondition)).orderBy(page.orderBy).limit(page.limit)),
+);
+
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const db = c.get("db");
   const scope = accountForList(c.get("principal"), query.accountId);
-  const binding = { list: "users", account: scope.kind === "account" ? scope.accountId : "*" };
-  const page = await keysetPage(c, binding, users.name, (r: UserRow) => r.name, query, (keyCondition, orderBy, limit) =>
-    db.select(userColumns).from(users).where(scoped(users.accountId, scope, keyCondition)).orderBy(orderBy).limit(limit).all(),
-  );
+  const plan = await keysetPlan(c, { list: "users", account: scope.accountId }, users.name, (r: UserRow) => r.name, query);
+  const page = await plan.toPage(await usersPage[plan.shape](db).all({ ...plan.pageValues, accountId: scope.accountId }));
   return c.json({ content: page.content.map(toUser), pageInfo: page.pageInfo }, 200);
 };
 
