@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { digestOf, isUuid, randomSecret } from "../domain/trusted-access";
 import type { Database } from "./client";
 import { accessTokens } from "./schema";
@@ -62,7 +62,8 @@ export function sweepExpiredTokens(db: Database, nowMs: number, limit = 100) {
 }
 
 export interface TokenScope {
-  clientId?: string;
+  /** A compiled query's names its client by placeholder. */
+  clientId?: string | Placeholder;
   userId?: string;
   accountId?: string;
   /** Only the tokens issued in accounts other than these. */

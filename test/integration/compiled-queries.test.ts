@@ -5,6 +5,9 @@ import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 import { calendarPath, calendarsPath, createCalendar, monthShiftCalendar } from "./calendar-helpers";
 import { sourcePath } from "./source-helpers";
+import { env } from "cloudflare:workers";
+import { sha256Hex } from "../../src/domain/passwords";
+import { createClient, pullToken, pushToken } from "./trusted-access-helpers";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
 // own values, on that request's own D1 handle: interleaved requests never see each other's rows,
@@ -299,5 +302,70 @@ describe("calendar, field and client reads compiled once per isolate", () => {
           expect(res.status, what).toBe(404);
       }
     });
+  });
+});
+
+// The trusted-access writes compiled once per isolate: interleaved requests for different clients,
+// accounts and users each write their own values, never another request's.
+describe("trusted-access writes compiled once per isolate", () => {
+  const CLIENTS = "/api/trusted-access/clients";
+
+  it("create several clients at once, each with its own name, validity and accounts", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const bodies = accounts.map((account, i) => ({
+      client_name: unique(`interleaved-${i}`),
+      access_token_validity_seconds: 100 + i,
+      client_secret_expires_at: i % 2 ? 0 : 4_000_000_000 + i,
+      // Half restricted to their own account, half unrestricted (stored as SQL NULL).
+      ...(i % 2 ? { account_ids: [account.id] } : {}),
+    }));
+    const created = await Promise.all(bodies.map((body) => call("POST", CLIENTS, { body })));
+    for (const [i, res] of created.entries()) {
+      expect(res.status, res.text).toBe(201);
+      const expected = {
+        client_name: bodies[i]!.client_name,
+        access_token_validity_seconds: 100 + i,
+        client_secret_expires_at: bodies[i]!.client_secret_expires_at,
+        account_ids: i % 2 ? [accounts[i]!.id] : null,
+      };
+      expect(res.json, `client ${i}`).toMatchObject(expected);
+      expect((await call("GET", `${CLIENTS}/${res.json.client_id}`)).json, `client ${i}`).toMatchObject(expected);
+      const row = await env.DB.prepare("SELECT secret_digest, account_ids FROM trusted_access_clients WHERE client_id = ?").bind(res.json.client_id).first<Record<string, unknown>>();
+      expect(row, `client ${i}`).toEqual({ secret_digest: await sha256Hex(res.json.client_secret), account_ids: i % 2 ? JSON.stringify([accounts[i]!.id]) : null });
+    }
+  });
+
+  it("rotate the secrets of several clients at once: each new secret authenticates its own client only", async () => {
+    const account = await createAccount();
+    const user = await createUser(account.id);
+    const clients = await Promise.all(Array.from({ length: 4 }, () => createClient()));
+    const etags = await Promise.all(clients.map(async (client) => (await call("GET", `${CLIENTS}/${client.clientId}`)).headers.get("ETag")!));
+    // Half with a grace period (the old secret keeps working), half with If-Match.
+    const rotated = await Promise.all(
+      clients.map((client, i) =>
+        call("POST", `${CLIENTS}/${client.clientId}/secret`, {
+          body: { grace_period_seconds: i % 2 ? 0 : 3600, client_secret_expires_at: 4_000_000_000 + i },
+          headers: i < 2 ? { "If-Match": etags[i]! } : undefined,
+        }),
+      ),
+    );
+    for (const [i, res] of rotated.entries()) {
+      expect(res.status, res.text).toBe(200);
+      expect(res.json, `client ${i}`).toMatchObject({ client_id: clients[i]!.clientId, client_secret_expires_at: 4_000_000_000 + i, previous_client_secret_expires_at: i % 2 ? null : expect.any(Number) });
+      const row = await env.DB.prepare("SELECT secret_digest, previous_secret_digest, revision FROM trusted_access_clients WHERE client_id = ?").bind(clients[i]!.clientId).first<Record<string, unknown>>();
+      expect(row, `client ${i}`).toEqual({
+        secret_digest: await sha256Hex(res.json.client_secret),
+        previous_secret_digest: i % 2 ? null : await sha256Hex(clients[i]!.clientSecret),
+        revision: res.headers.get("ETag")!.slice(1, -1),
+      });
+    }
+    // Each new secret signs in its own client; the next client's refuses it.
+    for (const [i, res] of rotated.entries()) {
+      const own = await pullToken({ username: clients[i]!.clientId, password: res.json.client_secret }, { username: user.username });
+      expect(own.status, own.text).toBe(200);
+      const other = clients[(i + 1) % clients.length]!;
+      const refused = await pullToken({ username: other.clientId, password: res.json.client_secret }, { username: user.username }, { "CF-Connecting-IP": `203.0.113.${120 + i}` });
+      expect(refused.status, refused.text).toBe(401);
+    }
   });
 });
