@@ -8,6 +8,7 @@ import { sourcePath } from "./source-helpers";
 import { env } from "cloudflare:workers";
 import { sha256Hex } from "../../src/domain/passwords";
 import { createClient, pullToken, pushToken } from "./trusted-access-helpers";
+import { allEverywhere } from "./every-database";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
 // own values, on that request's own D1 handle: interleaved requests never see each other's rows,
@@ -332,6 +333,39 @@ describe("trusted-access writes compiled once per isolate", () => {
       expect((await call("GET", `${CLIENTS}/${res.json.client_id}`)).json, `client ${i}`).toMatchObject(expected);
       const row = await env.DB.prepare("SELECT secret_digest, account_ids FROM trusted_access_clients WHERE client_id = ?").bind(res.json.client_id).first<Record<string, unknown>>();
       expect(row, `client ${i}`).toEqual({ secret_digest: await sha256Hex(res.json.client_secret), account_ids: i % 2 ? JSON.stringify([accounts[i]!.id]) : null });
+    }
+  });
+
+  it("push tokens for several users of several accounts at once: each user gets its own profile, groups, attributes and token", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    // Users of accounts 1 and 3 exist already; those of 0 and 2 are new.
+    const existing = await Promise.all(accounts.map((a, i) => (i % 2 ? createUser(a.id, { groups: ["Users"] }) : undefined)));
+    // One client serves every account, the other those listed (their batches check them differently).
+    const everywhere = await createClient();
+    const listed = await createClient({ account_ids: accounts.map((a) => a.id) });
+    const usernames = accounts.map((_, i) => existing[i]?.username ?? unique(`pushed-${i}`));
+    const bodies = accounts.map((account, i) => ({
+      username: usernames[i],
+      account: account.name,
+      fullname: `Person ${i}`,
+      // Profile members sent differ by user: the email of users 0 and 1 only.
+      ...(i < 2 ? { email: `person${i}@example.test` } : {}),
+      groups: i < 2 ? ["Users"] : ["Users", "Administrators"],
+      attributes: [{ key: "n", values: [String(i)] }],
+    }));
+    const pushed = await Promise.all(bodies.map((body, i) => pushToken((i % 2 ? listed : everywhere).credentials, body)));
+    for (const [i, res] of pushed.entries()) {
+      expect(res.status, res.text).toBe(200);
+      const me = await call("GET", "/api/user", { as: { bearer: res.json.access_token } });
+      expect(me.status, me.text).toBe(200);
+      expect(me.json, `user ${i}`).toMatchObject({ name: usernames[i] });
+      const list = await call("GET", `/api/users?accountId=${accounts[i]!.id}&maxResults=1000`);
+      const user = list.json.content.find((u: { name: string }) => u.name === usernames[i]);
+      expect(user, `user ${i}`).toMatchObject({ fullName: `Person ${i}`, email: i < 2 ? `person${i}@example.test` : null, groups: bodies[i]!.groups.toSorted() });
+      expect(await allEverywhere("SELECT attribute_key AS k, attribute_values AS v FROM user_attributes WHERE user_id = ?", user.id), `user ${i}`).toEqual([{ k: "n", v: JSON.stringify([String(i)]) }]);
+      expect(await allEverywhere("SELECT user_id AS u, account_id AS a, client_id AS c FROM access_tokens WHERE token_id = ?", res.json.token_id), `user ${i}`).toEqual([
+        { u: user.id, a: accounts[i]!.id, c: (i % 2 ? listed : everywhere).clientId },
+      ]);
     }
   });
 
