@@ -74,8 +74,8 @@ export interface TokenScope {
   clientId?: string | Placeholder;
   userId?: string;
   accountId?: string;
-  /** Only the tokens issued in accounts other than these. */
-  outsideAccounts?: readonly string[];
+  /** Only the tokens issued in accounts other than these (a compiled query's: a placeholder of their JSON array). */
+  outsideAccounts?: readonly string[] | Placeholder;
 }
 
 /** Revokes (deletes) the tokens in `scope`; `onlyIf` makes it conditional on the batch's own earlier write having won. */
@@ -89,7 +89,7 @@ export function revokeTokens(db: Database, scope: TokenScope, onlyIf?: SQL) {
         scope.accountId === undefined ? undefined : eq(accessTokens.accountId, scope.accountId),
         scope.outsideAccounts === undefined
           ? undefined
-          : sql`${accessTokens.accountId} NOT IN (SELECT value FROM json_each(${JSON.stringify(scope.outsideAccounts)}))`,
+          : sql`${accessTokens.accountId} NOT IN (SELECT value FROM json_each(${Array.isArray(scope.outsideAccounts) ? JSON.stringify(scope.outsideAccounts) : scope.outsideAccounts}))`,
         onlyIf,
       ),
     );

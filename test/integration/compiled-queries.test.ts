@@ -369,6 +369,30 @@ describe("trusted-access writes compiled once per isolate", () => {
     }
   });
 
+  it("update several clients at once, each changing its own members", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const created = await Promise.all(accounts.map((a) => createClient({ account_ids: [a.id], access_token_validity_seconds: 50 })));
+    const etags = await Promise.all(created.map(async (client) => (await call("GET", `${CLIENTS}/${client.clientId}`)).headers.get("ETag")!));
+    // Each sends other members: a new name, a validity, its accounts widened or lifted; half with If-Match.
+    const bodies = accounts.map((_, i) => [
+      { client_name: unique(`renamed-${i}`) },
+      { access_token_validity_seconds: 70 + i },
+      { account_ids: [accounts[i]!.id, accounts[(i + 1) % 4]!.id], client_secret_expires_at: 4_000_000_000 + i },
+      { account_ids: null, access_token_validity_seconds: 90 + i },
+    ][i]!);
+    const updated = await Promise.all(
+      created.map((client, i) => call("PATCH", `${CLIENTS}/${client.clientId}`, { body: bodies[i], headers: i % 2 ? { "If-Match": etags[i]! } : undefined })),
+    );
+    for (const [i, res] of updated.entries()) {
+      expect(res.status, res.text).toBe(200);
+      const expected = { client_id: created[i]!.clientId, access_token_validity_seconds: 50, account_ids: [accounts[i]!.id], ...bodies[i] };
+      expect(res.json, `client ${i}`).toMatchObject(expected);
+      expect((await call("GET", `${CLIENTS}/${created[i]!.clientId}`)).json, `client ${i}`).toMatchObject(expected);
+      const row = await env.DB.prepare("SELECT account_ids FROM trusted_access_clients WHERE client_id = ?").bind(created[i]!.clientId).first<{ account_ids: string | null }>();
+      expect(row!.account_ids, `client ${i}`).toBe(expected.account_ids === null ? null : JSON.stringify(expected.account_ids));
+    }
+  });
+
   it("rotate the secrets of several clients at once: each new secret authenticates its own client only", async () => {
     const account = await createAccount();
     const user = await createUser(account.id);
