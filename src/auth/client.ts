@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from "drizzle-orm";
+import { eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { trustedAccessClients } from "../db/schema";
 import { acceptedSecret, digestOf, isUuid } from "../domain/trusted-access";
@@ -39,7 +39,7 @@ export async function verifyClient(db: Database, credentials: BasicCredentials, 
  * evaluated in the write's own transaction, so that a secret rotated, expired or a client deleted
  * or narrowed since the request authenticated mints nothing.
  */
-export function clientStillTrusts(client: TrustedClient, accountId: SQL | string, nowSeconds: number): SQL {
+export function clientStillTrusts(client: TrustedClientInQuery, accountId: SQL | string | Placeholder, nowSeconds: number | Placeholder): SQL {
   const digest = client.presentedDigest;
   return sql`EXISTS (SELECT 1 FROM trusted_access_clients tc WHERE tc.client_id = ${client.clientId}
     AND ((tc.secret_digest = ${digest} AND (tc.client_secret_expires_at = 0 OR tc.client_secret_expires_at > ${nowSeconds}))
@@ -53,7 +53,14 @@ export function clientStillTrusts(client: TrustedClient, accountId: SQL | string
  * row (it lives in the directory): the directory confirms the client after the write
  * (`clientConfirmed`, db/shards/clients.ts).
  */
-export function servedAsAuthenticated(client: TrustedClient, accountId: SQL | string): SQL {
+export function servedAsAuthenticated(client: Pick<TrustedClient, "accountIds">, accountId: SQL | string | Placeholder): SQL {
   if (client.accountIds === null) return sql`1`;
-  return sql`${accountId} IN (SELECT value FROM json_each(${JSON.stringify(client.accountIds)}))`;
+  return servedAmong(JSON.stringify(client.accountIds), accountId);
 }
+
+/** SQL: the account is among `accountIdsJson` (a JSON array of ids). */
+export const servedAmong = (accountIdsJson: string | Placeholder, accountId: SQL | string | Placeholder): SQL =>
+  sql`${accountId} IN (SELECT value FROM json_each(${accountIdsJson}))`;
+
+/** The client as a compiled query names it: its id and the digest it presented, by value or by placeholder. */
+export type TrustedClientInQuery = { [K in "clientId" | "presentedDigest"]: string | Placeholder };

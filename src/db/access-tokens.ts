@@ -1,6 +1,7 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { digestOf, isUuid, randomSecret } from "../domain/trusted-access";
 import type { Database } from "./client";
+import { compiled, inBatch, placeholders } from "./compiled";
 import { accessTokens } from "./schema";
 
 /**
@@ -29,9 +30,12 @@ export async function mintToken(validitySeconds: number, nowMs: number): Promise
   };
 }
 
-/** The token of a user known by id (and account). */
+// Written by every token a push issues: compiled once per isolate (db/compiled.ts).
+const insertTokenRow = compiled((db) => db.insert(accessTokens).values(placeholders("tokenHash", "tokenId", "userId", "accountId", "clientId", "expiresAt", "createdDate")));
+
+/** The token of a user known by id (and account). Batchable. */
 export function insertToken(db: Database, token: MintedToken, owner: { userId: string; accountId: string; clientId: string }, nowMs: number) {
-  return db.insert(accessTokens).values({
+  return inBatch(insertTokenRow(db), {
     tokenHash: token.digest,
     tokenId: token.tokenId,
     userId: owner.userId,
@@ -56,17 +60,22 @@ export function insertTokenWhere(db: Database, token: MintedToken, clientId: str
     .returning({ tokenId: accessTokens.tokenId });
 }
 
-/** Expired tokens, a bounded number at a time: each issuance sweeps some, so the table does not grow without end. */
-export function sweepExpiredTokens(db: Database, nowMs: number, limit = 100) {
-  return db.delete(accessTokens).where(sql`${accessTokens.tokenHash} IN (SELECT token_hash FROM access_tokens WHERE expires_at <= ${nowMs} LIMIT ${limit})`);
-}
+// Run by every issuance: compiled once per isolate (db/compiled.ts).
+const sweep = compiled((db) =>
+  db.delete(accessTokens).where(sql`${accessTokens.tokenHash} IN (SELECT token_hash FROM access_tokens WHERE expires_at <= ${sql.placeholder("nowMs")} LIMIT ${SWEPT_AT_ONCE})`),
+);
+const SWEPT_AT_ONCE = 100;
+
+/** Expired tokens, a bounded number at a time: each issuance sweeps some, so the table does not grow without end. Batchable. */
+export const sweepExpiredTokens = (db: Database, nowMs: number) => inBatch(sweep(db), { nowMs });
 
 export interface TokenScope {
-  clientId?: string;
+  /** A compiled query's names its client by placeholder. */
+  clientId?: string | Placeholder;
   userId?: string;
   accountId?: string;
-  /** Only the tokens issued in accounts other than these. */
-  outsideAccounts?: readonly string[];
+  /** Only the tokens issued in accounts other than these (a compiled query's: a placeholder of their JSON array). */
+  outsideAccounts?: readonly string[] | Placeholder;
 }
 
 /** Revokes (deletes) the tokens in `scope`; `onlyIf` makes it conditional on the batch's own earlier write having won. */
@@ -80,7 +89,7 @@ export function revokeTokens(db: Database, scope: TokenScope, onlyIf?: SQL) {
         scope.accountId === undefined ? undefined : eq(accessTokens.accountId, scope.accountId),
         scope.outsideAccounts === undefined
           ? undefined
-          : sql`${accessTokens.accountId} NOT IN (SELECT value FROM json_each(${JSON.stringify(scope.outsideAccounts)}))`,
+          : sql`${accessTokens.accountId} NOT IN (SELECT value FROM json_each(${Array.isArray(scope.outsideAccounts) ? JSON.stringify(scope.outsideAccounts) : scope.outsideAccounts}))`,
         onlyIf,
       ),
     );

@@ -5,6 +5,10 @@ import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 import { calendarPath, calendarsPath, createCalendar, monthShiftCalendar } from "./calendar-helpers";
 import { sourcePath } from "./source-helpers";
+import { env } from "cloudflare:workers";
+import { sha256Hex } from "../../src/domain/passwords";
+import { createClient, pullToken, pushToken } from "./trusted-access-helpers";
+import { allEverywhere } from "./every-database";
 
 // Queries compiled once per isolate (src/db/compiled.ts) serve every request with that request's
 // own values, on that request's own D1 handle: interleaved requests never see each other's rows,
@@ -359,5 +363,127 @@ describe("keyset lists compiled once per isolate for each page shape", () => {
     });
     // Another account's token is not a token of this list.
     expect((await page(1, walk[0]![0]!.json.pageInfo.nextPageToken)).status).toBe(400);
+  });
+});
+
+// The trusted-access writes compiled once per isolate: interleaved requests for different clients,
+// accounts and users each write their own values, never another request's.
+describe("trusted-access writes compiled once per isolate", () => {
+  const CLIENTS = "/api/trusted-access/clients";
+
+  it("create several clients at once, each with its own name, validity and accounts", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const bodies = accounts.map((account, i) => ({
+      client_name: unique(`interleaved-${i}`),
+      access_token_validity_seconds: 100 + i,
+      client_secret_expires_at: i % 2 ? 0 : 4_000_000_000 + i,
+      // Half restricted to their own account, half unrestricted (stored as SQL NULL).
+      ...(i % 2 ? { account_ids: [account.id] } : {}),
+    }));
+    const created = await Promise.all(bodies.map((body) => call("POST", CLIENTS, { body })));
+    for (const [i, res] of created.entries()) {
+      expect(res.status, res.text).toBe(201);
+      const expected = {
+        client_name: bodies[i]!.client_name,
+        access_token_validity_seconds: 100 + i,
+        client_secret_expires_at: bodies[i]!.client_secret_expires_at,
+        account_ids: i % 2 ? [accounts[i]!.id] : null,
+      };
+      expect(res.json, `client ${i}`).toMatchObject(expected);
+      expect((await call("GET", `${CLIENTS}/${res.json.client_id}`)).json, `client ${i}`).toMatchObject(expected);
+      const row = await env.DB.prepare("SELECT secret_digest, account_ids FROM trusted_access_clients WHERE client_id = ?").bind(res.json.client_id).first<Record<string, unknown>>();
+      expect(row, `client ${i}`).toEqual({ secret_digest: await sha256Hex(res.json.client_secret), account_ids: i % 2 ? JSON.stringify([accounts[i]!.id]) : null });
+    }
+  });
+
+  it("push tokens for several users of several accounts at once: each user gets its own profile, groups, attributes and token", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    // Users of accounts 1 and 3 exist already; those of 0 and 2 are new.
+    const existing = await Promise.all(accounts.map((a, i) => (i % 2 ? createUser(a.id, { groups: ["Users"] }) : undefined)));
+    // One client serves every account, the other those listed (their batches check them differently).
+    const everywhere = await createClient();
+    const listed = await createClient({ account_ids: accounts.map((a) => a.id) });
+    const usernames = accounts.map((_, i) => existing[i]?.username ?? unique(`pushed-${i}`));
+    const bodies = accounts.map((account, i) => ({
+      username: usernames[i],
+      account: account.name,
+      fullname: `Person ${i}`,
+      // Profile members sent differ by user: the email of users 0 and 1 only.
+      ...(i < 2 ? { email: `person${i}@example.test` } : {}),
+      groups: i < 2 ? ["Users"] : ["Users", "Administrators"],
+      attributes: [{ key: "n", values: [String(i)] }],
+    }));
+    const pushed = await Promise.all(bodies.map((body, i) => pushToken((i % 2 ? listed : everywhere).credentials, body)));
+    for (const [i, res] of pushed.entries()) {
+      expect(res.status, res.text).toBe(200);
+      const me = await call("GET", "/api/user", { as: { bearer: res.json.access_token } });
+      expect(me.status, me.text).toBe(200);
+      expect(me.json, `user ${i}`).toMatchObject({ name: usernames[i] });
+      const list = await call("GET", `/api/users?accountId=${accounts[i]!.id}&maxResults=1000`);
+      const user = list.json.content.find((u: { name: string }) => u.name === usernames[i]);
+      expect(user, `user ${i}`).toMatchObject({ fullName: `Person ${i}`, email: i < 2 ? `person${i}@example.test` : null, groups: bodies[i]!.groups.toSorted() });
+      expect(await allEverywhere("SELECT attribute_key AS k, attribute_values AS v FROM user_attributes WHERE user_id = ?", user.id), `user ${i}`).toEqual([{ k: "n", v: JSON.stringify([String(i)]) }]);
+      expect(await allEverywhere("SELECT user_id AS u, account_id AS a, client_id AS c FROM access_tokens WHERE token_id = ?", res.json.token_id), `user ${i}`).toEqual([
+        { u: user.id, a: accounts[i]!.id, c: (i % 2 ? listed : everywhere).clientId },
+      ]);
+    }
+  });
+
+  it("update several clients at once, each changing its own members", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const created = await Promise.all(accounts.map((a) => createClient({ account_ids: [a.id], access_token_validity_seconds: 50 })));
+    const etags = await Promise.all(created.map(async (client) => (await call("GET", `${CLIENTS}/${client.clientId}`)).headers.get("ETag")!));
+    // Each sends other members: a new name, a validity, its accounts widened or lifted; half with If-Match.
+    const bodies = accounts.map((_, i) => [
+      { client_name: unique(`renamed-${i}`) },
+      { access_token_validity_seconds: 70 + i },
+      { account_ids: [accounts[i]!.id, accounts[(i + 1) % 4]!.id], client_secret_expires_at: 4_000_000_000 + i },
+      { account_ids: null, access_token_validity_seconds: 90 + i },
+    ][i]!);
+    const updated = await Promise.all(
+      created.map((client, i) => call("PATCH", `${CLIENTS}/${client.clientId}`, { body: bodies[i], headers: i % 2 ? { "If-Match": etags[i]! } : undefined })),
+    );
+    for (const [i, res] of updated.entries()) {
+      expect(res.status, res.text).toBe(200);
+      const expected = { client_id: created[i]!.clientId, access_token_validity_seconds: 50, account_ids: [accounts[i]!.id], ...bodies[i] };
+      expect(res.json, `client ${i}`).toMatchObject(expected);
+      expect((await call("GET", `${CLIENTS}/${created[i]!.clientId}`)).json, `client ${i}`).toMatchObject(expected);
+      const row = await env.DB.prepare("SELECT account_ids FROM trusted_access_clients WHERE client_id = ?").bind(created[i]!.clientId).first<{ account_ids: string | null }>();
+      expect(row!.account_ids, `client ${i}`).toBe(expected.account_ids === null ? null : JSON.stringify(expected.account_ids));
+    }
+  });
+
+  it("rotate the secrets of several clients at once: each new secret authenticates its own client only", async () => {
+    const account = await createAccount();
+    const user = await createUser(account.id);
+    const clients = await Promise.all(Array.from({ length: 4 }, () => createClient()));
+    const etags = await Promise.all(clients.map(async (client) => (await call("GET", `${CLIENTS}/${client.clientId}`)).headers.get("ETag")!));
+    // Half with a grace period (the old secret keeps working), half with If-Match.
+    const rotated = await Promise.all(
+      clients.map((client, i) =>
+        call("POST", `${CLIENTS}/${client.clientId}/secret`, {
+          body: { grace_period_seconds: i % 2 ? 0 : 3600, client_secret_expires_at: 4_000_000_000 + i },
+          headers: i < 2 ? { "If-Match": etags[i]! } : undefined,
+        }),
+      ),
+    );
+    for (const [i, res] of rotated.entries()) {
+      expect(res.status, res.text).toBe(200);
+      expect(res.json, `client ${i}`).toMatchObject({ client_id: clients[i]!.clientId, client_secret_expires_at: 4_000_000_000 + i, previous_client_secret_expires_at: i % 2 ? null : expect.any(Number) });
+      const row = await env.DB.prepare("SELECT secret_digest, previous_secret_digest, revision FROM trusted_access_clients WHERE client_id = ?").bind(clients[i]!.clientId).first<Record<string, unknown>>();
+      expect(row, `client ${i}`).toEqual({
+        secret_digest: await sha256Hex(res.json.client_secret),
+        previous_secret_digest: i % 2 ? null : await sha256Hex(clients[i]!.clientSecret),
+        revision: res.headers.get("ETag")!.slice(1, -1),
+      });
+    }
+    // Each new secret signs in its own client; the next client's refuses it.
+    for (const [i, res] of rotated.entries()) {
+      const own = await pullToken({ username: clients[i]!.clientId, password: res.json.client_secret }, { username: user.username });
+      expect(own.status, own.text).toBe(200);
+      const other = clients[(i + 1) % clients.length]!;
+      const refused = await pullToken({ username: other.clientId, password: res.json.client_secret }, { username: user.username }, { "CF-Connecting-IP": `203.0.113.${120 + i}` });
+      expect(refused.status, refused.text).toBe(401);
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { clientStillTrusts, type TrustedClient } from "../../auth/client";
 import type { AppEnv } from "../../lib/types";
 import type { Database } from "../client";
+import { compiled, inBatch } from "../compiled";
 import { trustedAccessClients } from "../schema";
 import { shardBinding, shardIsDirectory } from "./routing";
 
@@ -35,7 +36,7 @@ const NO_SECRET = "-";
  * The shard's stub of the client, inserted once (left as it is when there), and only if `onlyIf`
  * holds (the condition of the token about to be written: a refused request leaves nothing).
  */
-export function clientStub(db: Database, clientId: string, at: string, onlyIf: SQL = sql`1`) {
+export function clientStub(db: Database, clientId: string | Placeholder, at: string | Placeholder, onlyIf: SQL = sql`1`) {
   // Columns in the table's order: client_id, client_name (unique by construction: the directory's name
   // may change or pass to another client), validity, secret_digest, its expiry, the previous secret and
   // its expiry, account_ids, revision, the audit columns.
@@ -44,6 +45,12 @@ export function clientStub(db: Database, clientId: string, at: string, onlyIf: S
     .select(sql`SELECT ${clientId}, ${clientId}, 1, ${NO_SECRET}, 0, NULL, NULL, '[]', 'stub', 'directory', ${at}, 'directory', ${at} WHERE ${onlyIf}`)
     .onConflictDoNothing();
 }
+
+// Written by every push on such a shard: compiled once per isolate (db/compiled.ts).
+const unconditionalStub = compiled((db) => clientStub(db, sql.placeholder("clientId"), sql.placeholder("at")));
+
+/** The shard's stub of the client, inserted once (left as it is when there). Batchable. */
+export const clientStubIfMissing = (db: Database, clientId: string, at: string) => inBatch(unconditionalStub(db), { clientId, at });
 
 /**
  * After a client's creation committed in the directory: its stub on every shard other than the
