@@ -304,9 +304,10 @@ describe("calendar, field and client reads compiled once per isolate", () => {
 });
 
 // A materialized view's GET, create and PUT run statements compiled once per isolate (its reads,
-// the definition's checks, the limit guard, the insert and the update): interleaved requests of
-// different accounts each read and store their own values.
-describe("materialized-view reads and writes compiled once per isolate", () => {
+// the definition's checks, the limit guard, the insert and the update), as does the PATCH that shows
+// or hides a field or custom metric: interleaved requests of different accounts each read and store
+// their own values.
+describe("materialized-view reads and writes, and item visibility, compiled once per isolate", () => {
   it("answer and store each of many interleaved GETs, creates and PUTs of different accounts with its own values", async () => {
     const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
     const admins = await Promise.all(accounts.map((a) => createUser(a.id, { groups: ["Users", "Administrators"] })));
@@ -385,6 +386,37 @@ describe("materialized-view reads and writes compiled once per isolate", () => {
       expect(stored, `view ${id} of ${i}`).toEqual([
         { account_id: accounts[i]!.id, source_id: w.source.id, storage_settings: w.read.storageSettings, target_connection_id: w.storageSettings === null ? null : w.connection.id },
       ]);
+    }
+  });
+
+  it("show or hide each of many interleaved fields and custom metrics of different accounts, with or without If-Match, as its own", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const admins = await Promise.all(accounts.map((a) => createUser(a.id, { groups: ["Users", "Administrators"] })));
+    const sources = await Promise.all(admins.map((admin) => createMetricSource(admin)));
+    // Account i's metric multiplies by i + 1: its expression tells it from the others'.
+    for (const [i, admin] of admins.entries()) expect((await putMetric(admin, sources[i]!.id, "scaled", { expression: `SUM(price) * ${i + 1}` })).status).toBe(201);
+    const fieldPath = (i: number) => `${sourcePath(sources[i]!.id)}/fields/price`;
+    const paths = { field: fieldPath, metric: (i: number) => metricPath(sources[i]!.id, "scaled") };
+    const before = new Map<string, CallResult>();
+    for (const [i, admin] of admins.entries()) for (const [kind, path] of Object.entries(paths)) before.set(`${kind} ${i}`, await call("GET", path(i), { as: as(admin) }));
+
+    // Even accounts hide, odd ones keep visible; If-Match on the field of even accounts and the metric of odd ones.
+    const requests = (["field", "metric"] as const).flatMap((kind) =>
+      admins.map((admin, i) => {
+        const ifMatch: Record<string, string> = (kind === "field") === (i % 2 === 0) ? { "If-Match": before.get(`${kind} ${i}`)!.headers.get("ETag")! } : {};
+        return { kind, i, send: () => call("PATCH", paths[kind](i), { as: as(admin), body: { visible: i % 2 === 1 }, headers: ifMatch }) };
+      }),
+    );
+    const answers = await Promise.all(requests.map((r) => r.send()));
+    for (const [n, res] of answers.entries()) {
+      const { kind, i } = requests[n]!;
+      const what = `${kind} of ${i}: ${res.text.slice(0, 300)}`;
+      const read = before.get(`${kind} ${i}`)!;
+      expect(res.status, what).toBe(200);
+      expect(res.json, what).toEqual({ ...read.json, visible: i % 2 === 1, lastModifiedDate: res.json.lastModifiedDate });
+      expect(res.headers.get("ETag"), what).not.toBe(read.headers.get("ETag"));
+      const after = await call("GET", paths[kind](i), { as: as(admins[i]!) });
+      expect({ json: after.json, etag: after.headers.get("ETag") }, what).toEqual({ json: res.json, etag: res.headers.get("ETag") });
     }
   });
 });
