@@ -3,6 +3,7 @@ import type { AccessibleObjectUsage } from "../lib/errors";
 import type { Principal } from "../domain/principal";
 import { COUNT_LIMIT_GUARD, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
+import { compiled, inBatch } from "./compiled";
 import { calendarReferences, calendars, sourceItems, sources } from "./schema";
 import { scopeOf, scoped, type QueryScope } from "./scope";
 import { readableBy } from "./source-access";
@@ -27,12 +28,17 @@ export function selectCalendar(db: Database, scope: QueryScope, calendarId: stri
     .where(scoped(calendars.accountId, scope, eq(calendars.id, calendarId)));
 }
 
-/** The calendar `calendarId` if it belongs to the account of source `sourceId`. Batchable. */
-export function selectCalendarOfSource(db: Database, sourceId: string, calendarId: string) {
-  return db
+// Compiled once per isolate (db/compiled.ts): every field write reads it (Drizzle built its SQL on every request).
+const calendarOfSource = compiled((db) =>
+  db
     .select({ id: calendars.id })
     .from(calendars)
-    .where(and(eq(calendars.id, calendarId), sql`${calendars.accountId} = (SELECT account_id FROM sources WHERE id = ${sourceId})`));
+    .where(and(eq(calendars.id, sql.placeholder("calendarId")), sql`${calendars.accountId} = (SELECT account_id FROM sources WHERE id = ${sql.placeholder("sourceId")})`)),
+);
+
+/** The calendar `calendarId` if it belongs to the account of source `sourceId`. Batchable. */
+export function selectCalendarOfSource(db: Database, sourceId: string, calendarId: string) {
+  return inBatch(calendarOfSource(db), { sourceId, calendarId });
 }
 
 /**

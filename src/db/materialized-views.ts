@@ -3,10 +3,11 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../domain/principal";
 import { COUNT_LIMIT_GUARD, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
+import { compiled, inBatch } from "./compiled";
 import { MAX_USERS_LISTED } from "./connections";
 import { connections, connectionTypes, materializedViews, sourceItems, sources } from "./schema";
-import { scopeOf, scoped } from "./scope";
-import { readableByEach, selectSourcesWithAccess } from "./source-access";
+import { accountIdOf, compiledPerScope, scopeOf, scoped } from "./scope";
+import { compiledSourcesWithAccess, readableByEach } from "./source-access";
 
 /**
  * Queries of materialized views (deprecated). The builders return unexecuted queries so handlers
@@ -18,21 +19,28 @@ export type MaterializedViewRow = typeof materializedViews.$inferSelect;
 /** The most views an account may hold: the list is unpaged, as the reference product has it, so it stays bounded. */
 export const MAX_MATERIALIZED_VIEWS_PER_ACCOUNT = 100;
 
-/** One view in the caller's scope (another account's is simply not found). Batchable. */
-export function selectView(db: Database, principal: Principal, viewId: string) {
-  return db
+// A view's routes read the view and its source on every request: both compiled once per isolate
+// (db/compiled.ts) for each kind of scope (Drizzle built their SQL on every request).
+const viewById = compiledPerScope((db, scope) =>
+  db
     .select()
     .from(materializedViews)
-    .where(scoped(materializedViews.accountId, scopeOf(principal), eq(materializedViews.id, viewId)));
+    .where(scoped(materializedViews.accountId, scope, eq(materializedViews.id, sql.placeholder("viewId")))),
+);
+const sourceOfViewWithAccess = compiledSourcesWithAccess(
+  sql`"sources"."id" = (SELECT mv.source_id FROM materialized_views mv WHERE mv.id = ${sql.placeholder("viewId")} AND mv.account_id = "sources"."account_id")`,
+);
+
+/** One view in the caller's scope (another account's is simply not found). Batchable. */
+export function selectView(db: Database, principal: Principal, viewId: string) {
+  const scope = scopeOf(principal);
+  return inBatch(viewById(db, scope), { viewId, accountId: accountIdOf(scope) });
 }
 
 /** The source of view `viewId`, with the caller's access facts (see requireSource). Batchable. */
 export function selectSourceOfView(db: Database, principal: Principal, viewId: string) {
-  return selectSourcesWithAccess(
-    db,
-    principal,
-    sql`"sources"."id" = (SELECT mv.source_id FROM materialized_views mv WHERE mv.id = ${viewId} AND mv.account_id = "sources"."account_id")`,
-  );
+  const { query, values } = sourceOfViewWithAccess(db, principal);
+  return inBatch(query, { ...values, viewId });
 }
 
 // GET /api/materialized-views's query, compiled once per isolate (db/compiled.ts) for each kind of
@@ -54,69 +62,91 @@ export function listReadableViews(db: Database, principal: Principal, sourceId: 
   return query.all({ ...values, sourceId });
 }
 
+// The reads that check a view's definition (its create and its PUT) and the create's limit guard,
+// compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every request.
+const itemsUsedBy = compiled((db) =>
+  db
+    .select({ name: sourceItems.name, kind: sourceItems.kind, dataType: sourceItems.dataType, body: sourceItems.body })
+    .from(sourceItems)
+    .where(
+      and(
+        eq(sourceItems.sourceId, sql.placeholder("sourceId")),
+        sql`"source_items"."name" IN (WITH RECURSIVE needed(name) AS (
+          SELECT value FROM json_each(${sql.placeholder("names")})
+          UNION SELECT r.used_name FROM source_references r JOIN needed ON r.user_name = needed.name WHERE r.source_id = ${sql.placeholder("sourceId")})
+        SELECT name FROM needed)`,
+      ),
+    ),
+);
+
 /**
  * The fields and custom metrics a definition needs: the ones it names, and everything they use
  * in turn (derived fields and metrics are written inline), found through source_references.
  * Batchable. Columns are spelled out with their tables: see selectSourcesWithAccess.
  */
 export function selectItemsUsedBy(db: Database, sourceId: string, names: readonly string[]) {
-  return db
-    .select({ name: sourceItems.name, kind: sourceItems.kind, dataType: sourceItems.dataType, body: sourceItems.body })
-    .from(sourceItems)
-    .where(
-      and(
-        eq(sourceItems.sourceId, sourceId),
-        sql`"source_items"."name" IN (WITH RECURSIVE needed(name) AS (
-          SELECT value FROM json_each(${JSON.stringify(names)})
-          UNION SELECT r.used_name FROM source_references r JOIN needed ON r.user_name = needed.name WHERE r.source_id = ${sourceId})
-        SELECT name FROM needed)`,
-      ),
-    );
+  return inBatch(itemsUsedBy(db), { sourceId, names: JSON.stringify(names) });
 }
+
+const sourceTables = compiled((db) => {
+  const dataEntityId = sql<string>`json_extract(${sourceItems.body}, '$.origin.nativeOrigin.dataEntityId')`;
+  return db
+    .selectDistinct({ dataEntityId: dataEntityId.as("data_entity_id") })
+    .from(sourceItems)
+    .where(and(eq(sourceItems.sourceId, sql.placeholder("sourceId")), eq(sourceItems.kind, "FIELD"), sql`${dataEntityId} IS NOT NULL`))
+    .limit(2);
+});
 
 /**
  * The tables the source's native fields come from (`origin.nativeOrigin.dataEntityId`, as the
  * data-entity describe fills it), at most two: a view reads exactly one. Batchable.
  */
 export function selectSourceTables(db: Database, sourceId: string) {
-  const dataEntityId = sql<string>`json_extract(${sourceItems.body}, '$.origin.nativeOrigin.dataEntityId')`;
-  return db
-    .selectDistinct({ dataEntityId: dataEntityId.as("data_entity_id") })
-    .from(sourceItems)
-    .where(and(eq(sourceItems.sourceId, sourceId), eq(sourceItems.kind, "FIELD"), sql`${dataEntityId} IS NOT NULL`))
-    .limit(2);
+  return inBatch(sourceTables(db), { sourceId });
 }
 
-/** The connector of the source's connection (none without one): it decides the SQL dialect. Batchable. */
-export function selectConnectorOfSource(db: Database, accountId: string, sourceId: string) {
-  return db
+const connectorOfSource = compiled((db) =>
+  db
     .select({ connectorId: connectionTypes.connectorId })
     .from(sources)
     .innerJoin(connections, and(eq(connections.accountId, sources.accountId), eq(connections.id, sources.connectionId)))
     .innerJoin(connectionTypes, eq(connectionTypes.id, connections.connectionTypeId))
-    .where(and(eq(sources.accountId, accountId), eq(sources.id, sourceId)));
+    .where(and(eq(sources.accountId, sql.placeholder("accountId")), eq(sources.id, sql.placeholder("sourceId")))),
+);
+
+/** The connector of the source's connection (none without one): it decides the SQL dialect. Batchable. */
+export function selectConnectorOfSource(db: Database, accountId: string, sourceId: string) {
+  return inBatch(connectorOfSource(db), { accountId, sourceId });
 }
+
+const connectionOfAccount = compiled((db) =>
+  db
+    .select({ id: connections.id })
+    .from(connections)
+    .where(and(eq(connections.accountId, sql.placeholder("accountId")), eq(connections.id, sql.placeholder("connectionId")))),
+);
 
 /** Whether the account has connection `connectionId`. Batchable. */
 export function selectConnectionOfAccount(db: Database, accountId: string, connectionId: string) {
-  return db
-    .select({ id: connections.id })
-    .from(connections)
-    .where(and(eq(connections.accountId, accountId), eq(connections.id, connectionId)));
+  return inBatch(connectionOfAccount(db), { accountId, connectionId });
 }
+
+const viewLimitReached = compiled((db) =>
+  refuseWhen(
+    db,
+    COUNT_LIMIT_GUARD,
+    sql`(SELECT count(*) FROM materialized_views WHERE account_id = ${sql.placeholder("accountId")}) >= ${MAX_MATERIALIZED_VIEWS_PER_ACCOUNT}`,
+    "MATERIALIZED_VIEW",
+  ),
+);
 
 /**
  * The first statement of a batch that creates a view: it fails the batch (COUNT_LIMIT_GUARD) when
  * the account already holds MAX_MATERIALIZED_VIEWS_PER_ACCOUNT, counted inside the write's own
- * transaction so that concurrent creates cannot pass the limit together.
+ * transaction so that concurrent creates cannot pass the limit together. Batchable.
  */
 export function viewLimitGuard(db: Database, accountId: string) {
-  return refuseWhen(
-    db,
-    COUNT_LIMIT_GUARD,
-    sql`(SELECT count(*) FROM materialized_views WHERE account_id = ${accountId}) >= ${MAX_MATERIALIZED_VIEWS_PER_ACCOUNT}`,
-    "MATERIALIZED_VIEW",
-  );
+  return inBatch(viewLimitReached(db), { accountId });
 }
 
 /** The views on a source. Batchable. */

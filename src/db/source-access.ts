@@ -12,7 +12,7 @@ import { forbidden, notFound } from "../lib/errors";
 import type { Database } from "./client";
 import { compiled, inBatch, type PreparedLike } from "./compiled";
 import { sources } from "./schema";
-import { accountIdOf, compiledPerScope, scopeOf, scoped } from "./scope";
+import { accountIdOf, compiledPerScope, scopeOf, scoped, type QueryScope } from "./scope";
 
 /**
  * Access to data sources. A source of another account is not found (404); a source of the
@@ -39,23 +39,31 @@ function grantsNaming(userId: unknown, groupIdsJson: unknown): SQL<string> {
         OR (sp.principal_type = 'GROUP' AND sp.principal_id IN (SELECT value FROM json_each(${groupIdsJson})))))`;
 }
 
-// One source with its access facts, compiled once per isolate for each of the two scopes (every
-// source route reads it first: docs/performance.md).
-const sourceWithAccess = compiledPerScope((db, scope) =>
-  db
-    .select({ source: sources, grants: grantsNaming(sql.placeholder("userId"), sql.placeholder("groupIds")) })
-    .from(sources)
-    .where(scoped(sources.accountId, scope, eq(sources.id, sql.placeholder("sourceId")))),
-);
+/** Sources in `scope` that meet `condition`, with the grants `grants` (grantsOf, or grantsNaming of placeholders). */
+function sourcesWithGrants(db: Database, scope: QueryScope, grants: SQL<string>, condition: SQL) {
+  return db.select({ source: sources, grants }).from(sources).where(scoped(sources.accountId, scope, condition));
+}
+
+/**
+ * selectSourcesWithAccess compiled once per isolate (db/compiled.ts) for each of the two scopes:
+ * `condition` names its values by placeholder; `(db, principal)` answers the caller's template and
+ * the values of its placeholders (userId, groupIds, accountId; add the condition's own).
+ */
+export function compiledSourcesWithAccess(condition: SQL) {
+  const templates = compiledPerScope((db, scope) => sourcesWithGrants(db, scope, grantsNaming(sql.placeholder("userId"), sql.placeholder("groupIds")), condition));
+  return (db: Database, principal: Principal) => ({
+    query: templates(db, scopeOf(principal)),
+    values: { userId: userId(principal), groupIds: groupIdsJson(principal), accountId: accountIdOf(scopeOf(principal)) },
+  });
+}
+
+// One source with its access facts (every source route reads it first: docs/performance.md).
+const sourceWithAccess = compiledSourcesWithAccess(eq(sources.id, sql.placeholder("sourceId")));
 
 /** A query for one source in the caller's scope, with the facts its permission derives from. Batchable. */
 export function selectSourceWithAccess(db: Database, principal: Principal, sourceId: string) {
-  return inBatch(sourceWithAccess(db, scopeOf(principal)), sourceAccessValues(principal, sourceId));
-}
-
-/** The values of sourceWithAccess's placeholders. */
-function sourceAccessValues(principal: Principal, sourceId: string) {
-  return { userId: userId(principal), groupIds: groupIdsJson(principal), sourceId, accountId: accountIdOf(scopeOf(principal)) };
+  const { query, values } = sourceWithAccess(db, principal);
+  return inBatch(query, { ...values, sourceId });
 }
 
 /**
@@ -64,10 +72,7 @@ function sourceAccessValues(principal: Principal, sourceId: string) {
  * single-table select: spell columns out with their table inside subqueries.
  */
 export function selectSourcesWithAccess(db: Database, principal: Principal, condition: SQL) {
-  return db
-    .select({ source: sources, grants: grantsOf(principal) })
-    .from(sources)
-    .where(scoped(sources.accountId, scopeOf(principal), condition));
+  return sourcesWithGrants(db, scopeOf(principal), grantsOf(principal), condition);
 }
 
 export type SourceWithAccess = { source: typeof sources.$inferSelect; grants: string };
@@ -104,7 +109,8 @@ export function requireSource(principal: Principal, row: SourceWithAccess | unde
 }
 
 export async function loadSource(db: Database, principal: Principal, sourceId: string, need: SourceNeed) {
-  const row = await sourceWithAccess(db, scopeOf(principal)).get(sourceAccessValues(principal, sourceId));
+  const { query, values } = sourceWithAccess(db, principal);
+  const row = await query.get({ ...values, sourceId });
   return requireSource(principal, row, need);
 }
 

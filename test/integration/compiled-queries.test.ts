@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { connectionBody, createConnection } from "./connection-helpers";
-import { as, call, createAccount, createGroup, createUser, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
+import { as, call, createAccount, createGroup, createUser, databases, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
 import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-view-helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 import { calendarPath, calendarsPath, createCalendar, monthShiftCalendar } from "./calendar-helpers";
@@ -484,6 +484,124 @@ describe("trusted-access writes compiled once per isolate", () => {
       const other = clients[(i + 1) % clients.length]!;
       const refused = await pullToken({ username: other.clientId, password: res.json.client_secret }, { username: user.username }, { "CF-Connecting-IP": `203.0.113.${120 + i}` });
       expect(refused.status, refused.text).toBe(401);
+    }
+  });
+});
+
+// A materialized view's GET, create and PUT run statements compiled once per isolate (its reads,
+// the definition's checks, the limit guard, the insert and the update), as does the PATCH that shows
+// or hides a field or custom metric: interleaved requests of different accounts each read and store
+// their own values.
+describe("materialized-view reads and writes, and item visibility, compiled once per isolate", () => {
+  it("answer and store each of many interleaved GETs, creates and PUTs of different accounts with its own values", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const admins = await Promise.all(accounts.map((a) => createUser(a.id, { groups: ["Users", "Administrators"] })));
+    // Account i: a connection, a source reading through it in odd accounts (PostgreSQL) or none in even
+    // ones (ANSI), a definition whose metric is named after i, a target connection in odd accounts
+    // only; a view to read and one to replace (with If-Match in even accounts).
+    const worldOf = async (admin: TestUser, i: number) => {
+      const connection = await createConnection(admin, connectionBody(unique(`Views ${i}`)));
+      const source = await createOrdersSource(admin, i % 2 === 1 ? { connectionId: connection.id } : {});
+      const definition = { metrics: [{ formulaName: `total_${i}`, formula: "SUM(amount)" }] };
+      const storageSettings = i % 2 === 1 ? { targetStorage: { connectionId: connection.id } } : null;
+      const read = await createView(admin, viewBody(source.id, definition, { description: `Read ${i}`, storageSettings }));
+      const replaced = await createView(admin, viewBody(source.id));
+      const etag = (await call("GET", `${VIEWS}/${replaced.id}`, { as: as(admin) })).headers.get("ETag")!;
+      return { admin, connection, source, definition, storageSettings, read, replaced, etag };
+    };
+    const worlds: Awaited<ReturnType<typeof worldOf>>[] = [];
+    for (const [i, admin] of admins.entries()) worlds.push(await worldOf(admin, i));
+    const other = (i: number) => worlds[(i + 1) % worlds.length]!;
+    const requests = worlds.flatMap((w, i) => [
+      { kind: "get", i, send: () => call("GET", `${VIEWS}/${w.read.id}`, { as: as(w.admin) }) },
+      { kind: "other's", i, send: () => call("GET", `${VIEWS}/${other(i).read.id}`, { as: as(w.admin) }) },
+      {
+        kind: "put",
+        i,
+        send: () =>
+          call("PUT", `${VIEWS}/${w.replaced.id}`, {
+            as: as(w.admin),
+            body: viewBody(w.source.id, w.definition, { name: `Replaced ${i} ${w.replaced.name}`, description: `Put ${i}`, storageSettings: w.storageSettings }),
+            headers: i % 2 === 0 ? { "If-Match": w.etag } : {},
+          }),
+      },
+      { kind: "post", i, send: () => call("POST", VIEWS, { as: as(w.admin), body: viewBody(w.source.id, w.definition, { description: `Post ${i}`, storageSettings: w.storageSettings }) }) },
+    ]);
+    const kinds = [...new Set(requests.map((r) => r.kind))];
+    const interleaved = kinds.flatMap((kind) => requests.filter((r) => r.kind === kind));
+    const answers = await Promise.all(interleaved.map((r) => r.send()));
+
+    const written: { id: string; i: number }[] = [];
+    answers.forEach((res, n) => {
+      const { kind, i } = interleaved[n]!;
+      const w = worlds[i]!;
+      const what = `${kind} of ${i}: ${res.text.slice(0, 300)}`;
+      if (kind === "other's") return expect(res.status, what).toBe(404);
+      expect(res.status, what).toBe(200);
+      if (kind === "get") {
+        expect(res.json, what).toEqual(w.read);
+        expect(res.headers.get("X-D1-Round-Trips"), what).toBe("1");
+        return;
+      }
+      // The same definition on the same source: the SQL the sequential create generated, in the source's dialect.
+      expect(res.json, what).toMatchObject({
+        description: kind === "put" ? `Put ${i}` : `Post ${i}`,
+        definition: { sourceId: w.source.id, metrics: w.definition.metrics },
+        storageSettings: w.read.storageSettings,
+        definitionQuery: w.read.definitionQuery,
+        lastModifiedByUserID: w.admin.id,
+      });
+      expect(res.json.definitionQuery, what).toContain(`total_${i}`);
+      if (kind === "put") expect(res.json, what).toMatchObject({ id: w.replaced.id, name: `Replaced ${i} ${w.replaced.name}` });
+      written.push({ id: res.json.id, i });
+    });
+    expect(written).toHaveLength(2 * worlds.length);
+
+    // As stored: each in its own account, on its own source, with its target connection, or storage_settings NULL.
+    for (const { id, i } of written) {
+      const w = worlds[i]!;
+      const rows: Record<string, unknown>[] = [];
+      for (const [, database] of databases()) {
+        const found = await database.prepare("SELECT account_id, source_id, storage_settings, target_connection_id FROM materialized_views WHERE id = ?").bind(id).all();
+        rows.push(...found.results);
+      }
+      // Without storageSettings the column is NULL, not the JSON text 'null'.
+      const stored = rows.map((row) => ({ ...row, storage_settings: row.storage_settings === null ? null : JSON.parse(String(row.storage_settings)) }));
+      expect(rows.map((row) => row.storage_settings === null)).toEqual([w.storageSettings === null]);
+      expect(stored, `view ${id} of ${i}`).toEqual([
+        { account_id: accounts[i]!.id, source_id: w.source.id, storage_settings: w.read.storageSettings, target_connection_id: w.storageSettings === null ? null : w.connection.id },
+      ]);
+    }
+  });
+
+  it("show or hide each of many interleaved fields and custom metrics of different accounts, with or without If-Match, as its own", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const admins = await Promise.all(accounts.map((a) => createUser(a.id, { groups: ["Users", "Administrators"] })));
+    const sources = await Promise.all(admins.map((admin) => createMetricSource(admin)));
+    // Account i's metric multiplies by i + 1: its expression tells it from the others'.
+    for (const [i, admin] of admins.entries()) expect((await putMetric(admin, sources[i]!.id, "scaled", { expression: `SUM(price) * ${i + 1}` })).status).toBe(201);
+    const fieldPath = (i: number) => `${sourcePath(sources[i]!.id)}/fields/price`;
+    const paths = { field: fieldPath, metric: (i: number) => metricPath(sources[i]!.id, "scaled") };
+    const before = new Map<string, CallResult>();
+    for (const [i, admin] of admins.entries()) for (const [kind, path] of Object.entries(paths)) before.set(`${kind} ${i}`, await call("GET", path(i), { as: as(admin) }));
+
+    // Even accounts hide, odd ones keep visible; If-Match on the field of even accounts and the metric of odd ones.
+    const requests = (["field", "metric"] as const).flatMap((kind) =>
+      admins.map((admin, i) => {
+        const ifMatch: Record<string, string> = (kind === "field") === (i % 2 === 0) ? { "If-Match": before.get(`${kind} ${i}`)!.headers.get("ETag")! } : {};
+        return { kind, i, send: () => call("PATCH", paths[kind](i), { as: as(admin), body: { visible: i % 2 === 1 }, headers: ifMatch }) };
+      }),
+    );
+    const answers = await Promise.all(requests.map((r) => r.send()));
+    for (const [n, res] of answers.entries()) {
+      const { kind, i } = requests[n]!;
+      const what = `${kind} of ${i}: ${res.text.slice(0, 300)}`;
+      const read = before.get(`${kind} ${i}`)!;
+      expect(res.status, what).toBe(200);
+      expect(res.json, what).toEqual({ ...read.json, visible: i % 2 === 1, lastModifiedDate: res.json.lastModifiedDate });
+      expect(res.headers.get("ETag"), what).not.toBe(read.headers.get("ETag"));
+      const after = await call("GET", paths[kind](i), { as: as(admins[i]!) });
+      expect({ json: after.json, etag: after.headers.get("ETag") }, what).toEqual({ json: res.json, etag: res.headers.get("ETag") });
     }
   });
 });

@@ -1,10 +1,11 @@
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import {
   MAX_MATERIALIZED_VIEWS_PER_ACCOUNT,
@@ -24,7 +25,7 @@ import type { UserPrincipal } from "../../domain/principal";
 import { materializedViewQuery, SqlGenerationError } from "../../domain/sql";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, patchChanges } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, locationOf, newRevision, patchChanges } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { definitionProblem, dialectOf, namesOfDefinition, sqlDefinition, sqlSourceOf, tableOf, toView } from "./materialized-views.model";
 import type * as routes from "./materialized-views.routes";
@@ -106,6 +107,33 @@ function storedColumns(body: MaterializedViewInput, definitionQuery: string) {
   };
 }
 
+// The create's insert and the PUT's update, compiled once per isolate (db/compiled.ts): Drizzle
+// built their SQL on every request. They write every column storedColumns fills; storageSettings is
+// bound as its JSON text, or NULL (its column's encoder would store null as the text 'null').
+const storedPlaceholders = {
+  ...placeholders("name", "description", "enabled", "sourceId", "definition", "targetConnectionId", "definitionQuery"),
+  storageSettings: sql`${sql.placeholder("storageSettingsJson")}`,
+};
+const insertView = compiled((db) =>
+  db.insert(materializedViews).values({
+    ...storedPlaceholders,
+    ...placeholders("id", "accountId", "revision", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate"),
+  }),
+);
+const replaceView = compiled((db) =>
+  db
+    .update(materializedViews)
+    .set({ ...storedPlaceholders, ...placeholders("revision", "lastModifiedByUserId", "lastModifiedDate") })
+    .where(and(eq(materializedViews.id, sql.placeholder("id")), ifMatchPlaceholder(materializedViews.revision)))
+    .returning(),
+);
+
+/** The values of storedPlaceholders for a row's stored columns. */
+const storedValues = <Row extends { storageSettings: unknown }>(row: Row) => ({
+  ...row,
+  storageSettingsJson: row.storageSettings === null ? null : JSON.stringify(row.storageSettings),
+});
+
 /** The target connection is checked again inside the write's batch: deleted meanwhile, the write fails. */
 function targetGuard(db: Database, accountId: string, body: MaterializedViewInput): BatchItem<"sqlite">[] {
   const connectionId = body.storageSettings?.targetStorage.connectionId;
@@ -145,7 +173,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   };
   c.get("audit").record({ accountId: row.accountId, action: "materialized-view.create", target: viewTarget(row) });
   try {
-    await db.batch([viewLimitGuard(db, row.accountId), ...targetGuard(db, row.accountId, body), db.insert(materializedViews).values(row)]);
+    await db.batch([viewLimitGuard(db, row.accountId), ...targetGuard(db, row.accountId, body), inBatch(insertView(db), storedValues(row))]);
   } catch (err) {
     mapWriteError(err, body.name);
   }
@@ -178,11 +206,7 @@ export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
     target: viewTarget({ ...current, ...replacement }),
     changes: diffMembers(toView(current), toView({ ...current, ...replacement })),
   });
-  const update = db
-    .update(materializedViews)
-    .set(replacement)
-    .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
-    .returning();
+  const update = inBatch(replaceView(db), { ...storedValues(replacement), id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
   let updated: MaterializedViewRow[] = [];
   try {
     // The guard first: a target connection deleted meanwhile is its refusal, not the foreign key's.

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { schema } from "../../db/client";
 import { DEFAULT_CALENDAR_ID, selectCalendarOfSource } from "../../db/calendars";
+import { compiled, inBatch } from "../../db/compiled";
 import { requireSource, selectSourceWithAccess } from "../../db/source-access";
 import {
   expressionContext,
@@ -28,12 +29,18 @@ import type * as routes from "./fields.routes";
 const { sourceItems } = schema;
 const NO_NAME = "\u0000"; // matches no item: names cannot hold NUL
 
-/** Names that start with `base`, to pick a free generated name. */
-function selectNamesStartingWith(db: Database, sourceId: string, base: string) {
+// Compiled once per isolate (db/compiled.ts): every field write reads it (Drizzle built its SQL on every request).
+const namesStartingWith = compiled((db) => {
+  const base = sql.placeholder("base");
   return db
     .select({ name: sourceItems.name })
     .from(sourceItems)
-    .where(and(eq(sourceItems.sourceId, sourceId), sql`substr(${sourceItems.name}, 1, length(${base})) = ${base}`));
+    .where(and(eq(sourceItems.sourceId, sql.placeholder("sourceId")), sql`substr(${sourceItems.name}, 1, length(${base})) = ${base}`));
+});
+
+/** Names that start with `base`, to pick a free generated name. Batchable. */
+function selectNamesStartingWith(db: Database, sourceId: string, base: string) {
+  return inBatch(namesStartingWith(db), { sourceId, base });
 }
 
 /** What a write's origin references, known before touching storage. */
