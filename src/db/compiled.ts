@@ -43,6 +43,27 @@ export function inBatch<P extends PreparedLike & { execute(values?: Record<strin
 }
 
 /**
+ * compiled() for each of a few kinds of request whose SQL differs (`key`: a quota type, the set of
+ * members an update sets), each template built the first time its key is asked for. `idOf` names a
+ * key that is not a string.
+ */
+export function compiledByKey<K, P extends PreparedLike>(build: (db: Database, key: K) => { prepare(): P }, idOf: (key: K) => string = String): (db: Database, key: K) => P {
+  const templates = new Map<string, (db: Database) => P>();
+  return (db, key) => {
+    const id = idOf(key);
+    let template = templates.get(id);
+    if (!template) templates.set(id, (template = compiled((d) => build(d, key))));
+    return template(db);
+  };
+}
+
+/**
+ * A placeholder bound as given, past its column's encoder: for a nullable JSON column, whose
+ * encoder would store null as the text 'null'; its value is the JSON text, or null.
+ */
+export const boundAsGiven = (name: string): SQL => sql`${sql.placeholder(name)}`;
+
+/**
  * Placeholders named as the columns they fill, for a compiled write's `set({...})` or `values({...})`:
  * Drizzle binds each with its column's encoder (a JSON column's value as JSON), as it binds a
  * value; only its types do not say so, hence `never`.

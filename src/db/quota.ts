@@ -3,7 +3,7 @@ import type { QuotaType } from "../domain/quota";
 import { ApiError } from "../lib/errors";
 import { QUOTA_GUARD, refusedBy, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
-import { compiled, inBatch } from "./compiled";
+import { compiledByKey, inBatch } from "./compiled";
 import { quotaLimits } from "./schema";
 
 /**
@@ -35,15 +35,12 @@ export function consumptionOf(type: SQL, accountId: SQL): SQL<number> {
  */
 export function quotaGuardStatement(db: Database, accountId: string, type: QuotaType, adding: number | SQL = 1) {
   if (typeof adding !== "number") return quotaGuard(db, accountId, type, adding);
-  let template = compiledQuotaGuards.get(type);
-  if (!template) compiledQuotaGuards.set(type, (template = compiledQuotaGuard(type)));
-  return inBatch(template(db), { accountId, adding });
+  return inBatch(compiledQuotaGuard(db, type), { accountId, adding });
 }
 
 // Every create of a counted object runs one: compiled once per isolate for each type (db/compiled.ts),
 // the amount added a placeholder. An amount computed in SQL builds its own statement.
-const compiledQuotaGuards = new Map<QuotaType, ReturnType<typeof compiledQuotaGuard>>();
-const compiledQuotaGuard = (type: QuotaType) => compiled((db) => quotaGuard(db, sql.placeholder("accountId"), type, sql.placeholder("adding")));
+const compiledQuotaGuard = compiledByKey((db, type: QuotaType) => quotaGuard(db, sql.placeholder("accountId"), type, sql.placeholder("adding")));
 
 function quotaGuard(db: Database, accountId: string | Placeholder, type: QuotaType, adding: number | SQL | Placeholder) {
   const consumption = CONSUMPTION[type]?.(sql`${accountId}`) ?? sql`SELECT 0`;

@@ -5,7 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
-import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { boundAsGiven, compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import {
   MAX_MATERIALIZED_VIEWS_PER_ACCOUNT,
@@ -109,10 +109,10 @@ function storedColumns(body: MaterializedViewInput, definitionQuery: string) {
 
 // The create's insert and the PUT's update, compiled once per isolate (db/compiled.ts): Drizzle
 // built their SQL on every request. They write every column storedColumns fills; storageSettings is
-// bound as its JSON text, or NULL (its column's encoder would store null as the text 'null').
+// bound as its JSON text, or NULL (boundAsGiven).
 const storedPlaceholders = {
   ...placeholders("name", "description", "enabled", "sourceId", "definition", "targetConnectionId", "definitionQuery"),
-  storageSettings: sql`${sql.placeholder("storageSettingsJson")}`,
+  storageSettings: boundAsGiven("storageSettingsJson"),
 };
 const insertView = compiled((db) =>
   db.insert(materializedViews).values({

@@ -4,7 +4,7 @@ import { and, asc, eq, notExists, sql, type Placeholder } from "drizzle-orm";
 import { revokeTokens } from "../../db/access-tokens";
 import { revokeClientTokensElsewhere, stubClientOnEveryShard } from "../../db/shards/clients";
 import type { Database } from "../../db/client";
-import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { boundAsGiven, compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { accounts, trustedAccessClients } from "../../db/schema";
 import { digestOf, nowInSeconds, randomSecret, TOKEN_ENDPOINT_AUTH_METHOD } from "../../domain/trusted-access";
 import { ApiError, duplicated, isConstraintError, notFound, type Problem } from "../../lib/errors";
@@ -126,8 +126,7 @@ const insertClient = compiled((db) =>
   db.insert(trustedAccessClients).values({
     ...placeholders("clientId", "clientName", "accessTokenValiditySeconds", "secretDigest", "clientSecretExpiresAt", "previousSecretDigest", "previousSecretExpiresAt"),
     ...placeholders("revision", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate"),
-    // Bound as given, not through the JSON column's encoder, which would store null as the text 'null'.
-    accountIds: sql`${sql.placeholder("accountIdsJson")}`,
+    accountIds: boundAsGiven("accountIdsJson"),
   }),
 );
 
@@ -172,7 +171,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   let results;
   try {
     results = await db.batch([
-      inBatch(clientUpdateSetting(Object.keys(changes) as (keyof typeof changes)[])(db), values),
+      inBatch(clientUpdate(db, Object.keys(changes) as (keyof typeof changes)[]), values),
       // Narrowed to some accounts: the tokens it issued elsewhere stop working now.
       ...(accountIds ? [inBatch(revokeTokensOutsideIfUpdateWon(db), values)] : []),
     ]);
@@ -193,25 +192,18 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
  * `ifMatch` null: no If-Match, the last writer wins.
  */
 type ClientUpdateMember = "clientName" | "accessTokenValiditySeconds" | "clientSecretExpiresAt" | "accountIds" | "revision" | "lastModifiedByUserId" | "lastModifiedDate";
-const clientUpdates = new Map<string, ReturnType<typeof compileClientUpdate>>();
-function clientUpdateSetting(members: ClientUpdateMember[]) {
-  const key = members.join();
-  let update = clientUpdates.get(key);
-  if (!update) clientUpdates.set(key, (update = compileClientUpdate(members)));
-  return update;
-}
-const compileClientUpdate = (members: ClientUpdateMember[]) =>
-  compiled((db) =>
+const clientUpdate = compiledByKey(
+  (db, members: ClientUpdateMember[]) =>
     db
       .update(trustedAccessClients)
       .set({
         ...placeholders(...members.filter((member) => member !== "accountIds")),
-        // Bound as given, not through the JSON column's encoder, which would store null as the text 'null'.
-        ...(members.includes("accountIds") && { accountIds: sql`${sql.placeholder("accountIdsJson")}` }),
+        ...(members.includes("accountIds") && { accountIds: boundAsGiven("accountIdsJson") }),
       })
       .where(and(eq(trustedAccessClients.clientId, sql.placeholder("clientId")), ifMatchPlaceholder(trustedAccessClients.revision)))
       .returning(),
-  );
+  (members) => members.join(),
+);
 const revokeTokensOutsideIfUpdateWon = compiled((db) =>
   revokeTokens(db, { clientId: sql.placeholder("clientId"), outsideAccounts: sql.placeholder("accountIdsJson") }, updateWon(sql.placeholder("clientId"), sql.placeholder("revision"))),
 );
