@@ -21,7 +21,7 @@ import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/co
 import { checkExpressionTree, namesIn, parseExpression, type ExpressionLevel } from "../../domain/expression";
 import { validationResult } from "./expressions";
 import { ApiError, isConstraintError, notFound } from "../../lib/errors";
-import { auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, keysetPlan, newRevision, type PageRequest } from "../../lib/http";
+import { auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, keysetPlan, newRevision, perPageShape, type PageRequest } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 
 /** Operations that fields and custom metrics share: find one, show/hide it, delete it. */
@@ -84,6 +84,12 @@ export async function setItemVisibility(c: Context<AppEnv>, sourceId: string, na
   return updated;
 }
 
+// deleteItem's batch, compiled once per isolate (db/compiled.ts).
+const deleteReferencesBy = compiled((db) =>
+  db.delete(sourceReferences).where(and(eq(sourceReferences.sourceId, sql.placeholder("sourceId")), eq(sourceReferences.userName, sql.placeholder("name")))),
+);
+const deleteItemById = compiled((db) => db.delete(sourceItems).where(eq(sourceItems.id, sql.placeholder("id"))));
+
 /** Deletes a field or metric that nothing uses; the foreign key on references refuses a concurrent new user too. */
 export async function deleteItem(c: Context<AppEnv>, sourceId: string, name: string, kind: ItemKind) {
   const db = c.get("db");
@@ -100,10 +106,7 @@ export async function deleteItem(c: Context<AppEnv>, sourceId: string, name: str
   if (users.length > 0) throw inUse(name, users, "delete");
   c.get("audit").recordIf(ROW_CHANGED, { accountId: item.accountId, action: `${TARGET_TYPE[kind]}.delete`, target: itemTarget(item) });
   try {
-    await db.batch([
-      db.delete(sourceReferences).where(and(eq(sourceReferences.sourceId, sourceId), eq(sourceReferences.userName, name))),
-      db.delete(sourceItems).where(eq(sourceItems.id, item.id)),
-    ]);
+    await db.batch([inBatch(deleteReferencesBy(db), { sourceId, name }), inBatch(deleteItemById(db), { id: item.id })]);
   } catch (err) {
     if (isConstraintError(err, "FOREIGN KEY")) throw inUse(name, await usersOfNow(db, sourceId, name), "delete");
     throw err;
@@ -112,21 +115,25 @@ export async function deleteItem(c: Context<AppEnv>, sourceId: string, name: str
 
 type ItemRow = typeof sourceItems.$inferSelect;
 
+// A source's fields or metrics, by name, compiled once per isolate for each page shape (db/compiled.ts).
+const itemsPage = perPageShape(sourceItems.name, (page) =>
+  compiled((db) =>
+    db
+      .select()
+      .from(sourceItems)
+      .where(and(eq(sourceItems.sourceId, sql.placeholder("sourceId")), eq(sourceItems.kind, sql.placeholder("kind")), page.keyCondition))
+      .orderBy(page.orderBy)
+      .limit(page.limit),
+  ),
+);
+
 /** A page of a source's fields or metrics, read with the source's access facts in one round trip. */
 export async function listItems(c: Context<AppEnv>, sourceId: string, kind: ItemKind, page: PageRequest) {
   const db = c.get("db");
   const principal = c.get("principal");
   const binding = { list: kind === "FIELD" ? "fields" : "custom-metrics", account: principal.kind === "user" ? principal.accountId : "*", filters: { sourceId } };
   const plan = await keysetPlan(c, binding, sourceItems.name, (r: ItemRow) => r.name, page);
-  const [access, rows] = await db.batch([
-    selectSourceWithAccess(db, principal, sourceId),
-    db
-      .select()
-      .from(sourceItems)
-      .where(and(eq(sourceItems.sourceId, sourceId), eq(sourceItems.kind, kind), plan.keyCondition))
-      .orderBy(plan.orderBy)
-      .limit(plan.limit),
-  ]);
+  const [access, rows] = await db.batch([selectSourceWithAccess(db, principal, sourceId), inBatch(itemsPage[plan.shape](db), { ...plan.pageValues, sourceId, kind })]);
   requireSource(principal, access[0], "READ");
   return plan.toPage(rows);
 }
