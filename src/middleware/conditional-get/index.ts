@@ -19,7 +19,7 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
     const type = c.res.headers.get("Content-Type") ?? "";
     if (answered.response === c.res && answered.text !== undefined) {
       // A JSON answer: its text is known, so the body is not read back.
-      etag = `"${await representationDigest(new TextEncoder().encode(answered.text), type)}"`;
+      etag = `"${await textDigest(answered.text, type)}"`;
     } else {
       // Read once and answered from the bytes read: cheaper than clone(), which tees the body stream.
       const answer = c.res;
@@ -76,12 +76,22 @@ function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
   return tags === "*" || tags.includes(opaque(etag));
 }
 
+const utf8 = new TextEncoder();
+
 /** The ETag (without quotes) of a representation: a digest of its media type and bytes. */
 export async function representationDigest(body: ArrayBuffer | Uint8Array, contentType: string): Promise<string> {
-  const type = new TextEncoder().encode(`${contentType}\n`);
+  const type = utf8.encode(`${contentType}\n`);
   const data = new Uint8Array(type.length + body.byteLength);
   data.set(type);
   data.set(body instanceof Uint8Array ? body : new Uint8Array(body), type.length);
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  return toHex(hash, 16);
+  return digestOf(data);
+}
+
+/** representationDigest of a text answer: the same bytes, encoded in one call rather than copied. */
+export function textDigest(text: string, contentType: string): Promise<string> {
+  return digestOf(utf8.encode(`${contentType}\n${text}`));
+}
+
+async function digestOf(data: Uint8Array): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", data)), 16);
 }

@@ -1,5 +1,5 @@
 import type { Bindings } from "../../lib/types";
-import { representationDigest } from "../../middleware/conditional-get";
+import { textDigest } from "../../middleware/conditional-get";
 
 /**
  * The OpenAPI document as served: generated at build time (scripts/openapi-document.mjs) into the
@@ -18,7 +18,7 @@ export function servedDocument(env: Bindings, contextPath: string, type: string)
   if (!document) {
     document = (async () => {
       const text = contextPath ? withContextPath(await generatedDocument(env), contextPath) : await generatedDocument(env);
-      return { text, etag: `"${await representationDigest(new TextEncoder().encode(text), type)}"` };
+      return { text, etag: `"${await textDigest(text, type)}"` };
     })();
     served.set(key, document);
     document.catch(() => served.delete(key));
