@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { representationDigest } from "../../src/middleware/conditional-get";
 import {
   as,
   call,
@@ -555,6 +556,13 @@ describe("the rest of the set", () => {
   it("GET /api/sources/{id}/expression-syntax lists every function with name, category, arguments and returnType", async () => {
     const res = await call("GET", `/api/sources/${listSource}/expression-syntax`, { as: as(reader) });
     expect(res.status).toBe(200);
+    // Made once per isolate (lib/constant-answer.ts), tagged as conditional GET tags any answer, per media type.
+    const etag = res.headers.get("ETag")!;
+    expect(etag).toBe(`"${await representationDigest(new TextEncoder().encode(res.text), res.headers.get("Content-Type")!)}"`);
+    const asJson = await call("GET", `/api/sources/${listSource}/expression-syntax`, { as: as(reader), headers: { Accept: "application/json" } });
+    expect([asJson.headers.get("Content-Type"), asJson.text]).toEqual(["application/json", res.text]);
+    expect(asJson.headers.get("ETag")).not.toBe(etag);
+    expect((await call("GET", `/api/sources/${listSource}/expression-syntax`, { as: as(reader), headers: { "If-None-Match": etag } })).status).toBe(304);
     const functions = res.json.functions as any[];
     expect(Array.isArray(functions)).toBe(true);
     for (const f of functions) {

@@ -97,6 +97,19 @@ describe("media types", () => {
     }
   });
 
+  it("an answer made once per isolate (health, the reference page) is tagged as any other, per media type, and answers 304 to its tag", async () => {
+    const tags = new Set<string>();
+    for (const [path, accept] of [["/api/health", COMPOSER], ["/api/health", "application/json"], ["/api/health", COMPOSER], ["/docs", "text/html"]] as const) {
+      const res = await call("GET", path, { as: null, headers: { Accept: accept } });
+      expect(res.status).toBe(200);
+      const etag = res.headers.get("ETag")!;
+      expect(etag).toBe(`"${await representationDigest(new TextEncoder().encode(res.text), res.headers.get("Content-Type")!)}"`);
+      tags.add(etag);
+      expect((await call("GET", path, { as: null, headers: { Accept: accept, "If-None-Match": etag } })).status).toBe(304);
+    }
+    expect(tags.size).toBe(3);
+  });
+
   it("a list page's ETag differs by media type", async () => {
     const vendor = await call("GET", "/api/accounts");
     const composer = await call("GET", "/api/accounts", { headers: { Accept: COMPOSER } });

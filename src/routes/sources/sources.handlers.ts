@@ -12,6 +12,7 @@ import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/co
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
+import { constantAnswer } from "../../lib/constant-answer";
 import type { UserPrincipal } from "../../domain/principal";
 import { aliased } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
@@ -402,5 +403,8 @@ export const putSecurity: AppRouteHandler<typeof routes.putSecurity> = async (c)
 
 export const expressionSyntax: AppRouteHandler<typeof routes.expressionSyntax> = async (c) => {
   await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "READ");
-  return c.json(expressionSyntaxCatalogue() as never, 200);
+  return catalogue(c, c.get("mediaType") ?? "application/json") as never;
 };
+
+// The catalogue is the deployment's: its text and ETag are made once per isolate.
+const catalogue = constantAnswer(() => JSON.stringify(expressionSyntaxCatalogue()));
