@@ -1,9 +1,10 @@
-import { asc, eq, getTableColumns, sql } from "drizzle-orm";
+import { asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { availableTo, inJsonList } from "../../db/connections";
 import { isPrivateFolder } from "../../domain/folders/model";
 import { DEFAULT_CALENDAR_ID } from "../../db/calendars";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { scoped } from "../../db/scope";
+import { accountIdOf, compiledPerScope, scoped } from "../../db/scope";
+import { inBatch, type PreparedLike } from "../../db/compiled";
 import {
   accounts,
   calendars,
@@ -38,6 +39,65 @@ import { securityOf } from "../sources/sources.model";
 import { secretKeysTest } from "../connections/connections.model";
 
 /**
+ * One read of readAccountState, compiled once per isolate for each kind of scope (db/scope.ts):
+ * `of(column)` is the scope's condition and `column = target`, the account read. Drizzle built
+ * these seventeen statements on every export and import.
+ */
+function statePart<P extends PreparedLike>(build: (db: Database, of: (column: SQLiteColumn) => SQL | undefined) => { prepare(): P }) {
+  return compiledPerScope((db, scope) => build(db, (column) => scoped(column, scope, eq(column, sql.placeholder("target")))));
+}
+
+const stateReads = {
+  account: statePart((db, of) => db.select({ name: accounts.name }).from(accounts).where(of(accounts.id))),
+  groups: statePart((db, of) =>
+    db.select({ id: groups.id, revision: groups.revision, name: groups.name, description: groups.description, privileges: groups.privileges, builtIn: groups.builtIn }).from(groups).where(of(groups.accountId)),
+  ),
+  users: statePart((db, of) => db.select({ id: users.id, name: users.name, roles: users.roles }).from(users).where(of(users.accountId))),
+  memberships: statePart((db, of) => db.select({ userId: userGroups.userId, groupId: userGroups.groupId }).from(userGroups).where(of(userGroups.accountId))),
+  limits: statePart((db, of) => db.select({ type: quotaLimits.type, limit: quotaLimits.limitValue }).from(quotaLimits).where(of(quotaLimits.accountId))),
+  connections: statePart((db, of) => db.select().from(connections).where(of(connections.accountId))),
+  // The types the account's connections use, and (for an import) those its bundle names, with whether the account may use each.
+  types: statePart((db, of) =>
+    db
+      .select({ ...getTableColumns(connectionTypes), available: availableTo(sql.placeholder("target")) })
+      .from(connectionTypes)
+      .where(sql`${connectionTypes.id} IN (SELECT connection_type_id FROM connections WHERE ${of(connections.accountId)}) OR ${inJsonList(connectionTypes.name, sql.placeholder("typeNames"))}`),
+  ),
+  sources: statePart((db, of) => db.select().from(sources).where(of(sources.accountId))),
+  items: statePart((db, of) =>
+    db.select({ sourceId: sourceItems.sourceId, kind: sourceItems.kind, name: sourceItems.name, dataType: sourceItems.dataType, body: sourceItems.body }).from(sourceItems).where(of(sourceItems.accountId)),
+  ),
+  grants: statePart((db, of) =>
+    db
+      .select({ sourceId: sourcePermissions.sourceId, principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
+      .from(sourcePermissions)
+      .where(of(sourcePermissions.accountId)),
+  ),
+  calendars: statePart((db, of) => db.select().from(calendars).where(of(calendars.accountId))),
+  datasets: statePart((db, of) =>
+    db
+      .select({ id: jsonDatasets.id, revision: jsonDatasets.revision, name: jsonDatasets.name, description: jsonDatasets.description, dataVersion: jsonDatasets.dataVersion, dataBytes: jsonDatasets.dataBytes })
+      .from(jsonDatasets)
+      .where(of(jsonDatasets.accountId)),
+  ),
+  chunks: statePart((db, of) =>
+    db
+      .select({ datasetId: jsonDatasetChunks.datasetId, version: jsonDatasetChunks.version, data: jsonDatasetChunks.data })
+      .from(jsonDatasetChunks)
+      .where(of(jsonDatasetChunks.accountId))
+      .orderBy(asc(jsonDatasetChunks.datasetId), asc(jsonDatasetChunks.seq)),
+  ),
+  folders: statePart((db, of) => db.select().from(folders).where(of(folders.accountId))),
+  acl: statePart((db, of) =>
+    db.select({ folderId: folderAcl.folderId, principalType: folderAcl.principalType, principalId: folderAcl.principalId, permission: folderAcl.permission }).from(folderAcl).where(of(folderAcl.accountId)),
+  ),
+  itemMappings: statePart((db, of) =>
+    db.select({ folderId: folderItems.folderId, itemType: folderItems.itemType, itemId: folderItems.itemId, name: folderItems.name }).from(folderItems).where(of(folderItems.accountId)),
+  ),
+  views: statePart((db, of) => db.select().from(materializedViews).where(of(materializedViews.accountId))),
+};
+
+/**
  * Everything an account defines, as stored: every read in one batch (one round trip), each query
  * scoped to the account and to the caller's scope, so a user naming another account reads none of
  * its rows. Undefined when the account is not found in the scope. The export turns it into the
@@ -45,34 +105,28 @@ import { secretKeysTest } from "../connections/connections.model";
  * diff the bundle it receives against the target's own, built by the same code.
  */
 export async function readAccountState(db: Database, scope: AccountScope, accountId: string, typeNames: readonly string[] = []) {
-  const of = (column: SQLiteColumn) => scoped(column, scope, eq(column, accountId));
+  const values = { accountId: accountIdOf(scope), target: accountId, typeNames: JSON.stringify(typeNames) };
+  const read = <P extends PreparedLike & { execute(values?: Record<string, unknown>): unknown }>(part: (db: Database, scope: AccountScope) => P) => inBatch(part(db, scope), values);
+  const r = stateReads;
   const [account, groupRows, userRows, memberships, limits, connectionRows, typeRows, sourceRows, itemRows, grantRows, calendarRows, datasetRows, chunkRows, folderRows, aclRows, itemMappings, viewRows] =
     await db.batch([
-      db.select({ name: accounts.name }).from(accounts).where(of(accounts.id)),
-      db.select({ id: groups.id, revision: groups.revision, name: groups.name, description: groups.description, privileges: groups.privileges, builtIn: groups.builtIn }).from(groups).where(of(groups.accountId)),
-      db.select({ id: users.id, name: users.name, roles: users.roles }).from(users).where(of(users.accountId)),
-      db.select({ userId: userGroups.userId, groupId: userGroups.groupId }).from(userGroups).where(of(userGroups.accountId)),
-      db.select({ type: quotaLimits.type, limit: quotaLimits.limitValue }).from(quotaLimits).where(of(quotaLimits.accountId)),
-      db.select().from(connections).where(of(connections.accountId)),
-      // The types the account's connections use, and (for an import) those its bundle names, with whether the account may use each.
-      db
-        .select({ ...getTableColumns(connectionTypes), available: availableTo(accountId) })
-        .from(connectionTypes)
-        .where(sql`${connectionTypes.id} IN (SELECT connection_type_id FROM connections WHERE ${of(connections.accountId)}) OR ${inJsonList(connectionTypes.name, typeNames)}`),
-      db.select().from(sources).where(of(sources.accountId)),
-      db.select({ sourceId: sourceItems.sourceId, kind: sourceItems.kind, name: sourceItems.name, dataType: sourceItems.dataType, body: sourceItems.body }).from(sourceItems).where(of(sourceItems.accountId)),
-      db.select({ sourceId: sourcePermissions.sourceId, principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission }).from(sourcePermissions).where(of(sourcePermissions.accountId)),
-      db.select().from(calendars).where(of(calendars.accountId)),
-      db.select({ id: jsonDatasets.id, revision: jsonDatasets.revision, name: jsonDatasets.name, description: jsonDatasets.description, dataVersion: jsonDatasets.dataVersion, dataBytes: jsonDatasets.dataBytes }).from(jsonDatasets).where(of(jsonDatasets.accountId)),
-      db
-        .select({ datasetId: jsonDatasetChunks.datasetId, version: jsonDatasetChunks.version, data: jsonDatasetChunks.data })
-        .from(jsonDatasetChunks)
-        .where(of(jsonDatasetChunks.accountId))
-        .orderBy(asc(jsonDatasetChunks.datasetId), asc(jsonDatasetChunks.seq)),
-      db.select().from(folders).where(of(folders.accountId)),
-      db.select({ folderId: folderAcl.folderId, principalType: folderAcl.principalType, principalId: folderAcl.principalId, permission: folderAcl.permission }).from(folderAcl).where(of(folderAcl.accountId)),
-      db.select({ folderId: folderItems.folderId, itemType: folderItems.itemType, itemId: folderItems.itemId, name: folderItems.name }).from(folderItems).where(of(folderItems.accountId)),
-      db.select().from(materializedViews).where(of(materializedViews.accountId)),
+      read(r.account),
+      read(r.groups),
+      read(r.users),
+      read(r.memberships),
+      read(r.limits),
+      read(r.connections),
+      read(r.types),
+      read(r.sources),
+      read(r.items),
+      read(r.grants),
+      read(r.calendars),
+      read(r.datasets),
+      read(r.chunks),
+      read(r.folders),
+      read(r.acl),
+      read(r.itemMappings),
+      read(r.views),
     ]);
   if (account.length === 0) return undefined;
   return { account: account[0]!, groupRows, userRows, memberships, limits, connectionRows, typeRows, sourceRows, itemRows, grantRows, calendarRows, datasetRows, chunkRows, folderRows, aclRows, itemMappings, viewRows };
