@@ -73,7 +73,7 @@ export interface TokenScope {
   /** A compiled query's names its client by placeholder. */
   clientId?: string | Placeholder;
   userId?: string;
-  accountId?: string;
+  accountId?: string | Placeholder;
   /** Only the tokens issued in accounts other than these (a compiled query's: a placeholder of their JSON array). */
   outsideAccounts?: readonly string[] | Placeholder;
 }

@@ -7,7 +7,7 @@ import { invalidateAccount } from "../../auth/cache";
 import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
-import { compiled } from "../../db/compiled";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { accountMoves, accounts, connectionTypeAccounts, groups, type AccountAttribute } from "../../db/schema";
 import { countPerShard, forgetPlacement, placeByAccountName, placeNewAccount, shardIsDirectory } from "../../db/shards/routing";
 import { writeAcross } from "../../db/shards/write-across";
@@ -16,7 +16,7 @@ import { deleteAccountFromTypeCopies } from "../../db/shards/directory-copies";
 import { shardOfRow } from "../../db/shards/config";
 import { refuseBesideWrapper } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, locationOf, newRevision } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import type { AccountCreate, AccountWrite } from "./accounts.schemas";
@@ -191,16 +191,17 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     target: { type: "account", id, name: body.name },
     changes: accountChanges(c, current, { ...current, ...changes }),
   });
+  const values = { ...changes, id, ifMatch: ifMatchOf(c) ? current.revision : null };
   let updated;
   try {
     // With If-Match, a concurrent update makes this one miss (412); without it the last writer wins.
     // The directory's row first, then the shard's copy (one batch when they are one row).
     const written = await writeAcross(c, {
-      directory: (d) => [d.update(accounts).set(changes).where(and(eq(accounts.id, id), ifMatchGuard(c, accounts.revision, current.revision))).returning({ id: accounts.id })],
+      directory: (d) => [inBatch(accountUpdate.guarded(d), values)],
       shard: (d) => [
-        ...(shardIsDirectory(c) ? [] : [d.update(accounts).set(changes).where(eq(accounts.id, id))]),
+        ...(shardIsDirectory(c) ? [] : [inBatch(accountUpdate.copy(d), values)]),
         // Disabling revokes its users' bearer tokens for good, if this update won (its revision is unique to it).
-        ...(body.disabled ? [revokeTokens(d, { accountId: id }, sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${id} AND revision = ${changes.revision})`)] : []),
+        ...(body.disabled ? [inBatch(accountUpdate.revokeTokensIfWon(d), values)] : []),
       ],
       undo: (d) => [d.update(accounts).set(revertOf(current)).where(and(eq(accounts.id, id), eq(accounts.revision, changes.revision)))],
     });
@@ -213,6 +214,24 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   invalidateAccount(id);
   c.header("ETag", etagOf(changes.revision));
   return c.json(toAccount(c, { ...current, ...changes }), 200);
+};
+
+// An update's statements, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every
+// request. `ifMatch` null: no If-Match, the last writer wins.
+const ACCOUNT_UPDATE_MEMBERS = ["name", "disabled", "replyToAddress", "senderDisplayName", "attributes", "revision", "lastModifiedByUserId", "lastModifiedDate"] as const;
+const accountUpdate = {
+  guarded: compiled((db) =>
+    db
+      .update(accounts)
+      .set(placeholders(...ACCOUNT_UPDATE_MEMBERS))
+      .where(and(eq(accounts.id, sql.placeholder("id")), ifMatchPlaceholder(accounts.revision)))
+      .returning({ id: accounts.id }),
+  ),
+  /** The shard's copy, written after the directory's row won. */
+  copy: compiled((db) => db.update(accounts).set(placeholders(...ACCOUNT_UPDATE_MEMBERS)).where(eq(accounts.id, sql.placeholder("id")))),
+  revokeTokensIfWon: compiled((db) =>
+    revokeTokens(db, { accountId: sql.placeholder("id") }, sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${sql.placeholder("id")} AND revision = ${sql.placeholder("revision")})`),
+  ),
 };
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {

@@ -1,15 +1,15 @@
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
-import { compiled } from "../../db/compiled";
+import { compiled, ifMatchPlaceholder, placeholders } from "../../db/compiled";
 import { invalidateGroup } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { groups, userGroups } from "../../db/schema";
-import { accountForList, placedForWrite, scopeOf, scoped } from "../../db/scope";
+import { accountForList, accountIdOf, compiledPerScope, placedForWrite, scopeOf, scoped } from "../../db/scope";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, locationOf, newRevision, perPageShape } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, keysetPlan, locationOf, newRevision, perPageShape } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { aliased } from "../../lib/aliases";
 import { mergePatchHandler } from "../../lib/merge-patch-route";
@@ -31,8 +31,23 @@ function toGroup(row: GroupRow) {
   };
 }
 
+// A group's read and writes, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every
+// request. `ifMatch` null: no If-Match, the last writer wins.
+const groupById = compiledPerScope((db, scope) => db.select().from(groups).where(scoped(groups.accountId, scope, eq(groups.id, sql.placeholder("id")))));
+const insertGroup = compiled((db) =>
+  db.insert(groups).values(placeholders("id", "revision", "accountId", "name", "description", "privileges", "builtIn", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate")),
+);
+const updateGroup = compiled((db) =>
+  db
+    .update(groups)
+    .set(placeholders("name", "description", "privileges", "revision", "lastModifiedByUserId", "lastModifiedDate"))
+    .where(and(eq(groups.id, sql.placeholder("id")), ifMatchPlaceholder(groups.revision)))
+    .returning({ id: groups.id }),
+);
+
 async function findGroup(db: Database, principal: Principal, id: string): Promise<GroupRow> {
-  const row = await db.select().from(groups).where(scoped(groups.accountId, scopeOf(principal), eq(groups.id, id))).get();
+  const scope = scopeOf(principal);
+  const row = await groupById(db, scope).get({ id, accountId: accountIdOf(scope) });
   if (!row) throw notFound("Group");
   return row;
 }
@@ -84,7 +99,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   };
   c.get("audit").record({ accountId, action: "group.create", target: { type: "group", id: values.id, name: body.name } });
   try {
-    await c.get("db").insert(groups).values(values);
+    await insertGroup(c.get("db")).run(values);
   } catch (err) {
     mapWriteError(err, body.name);
   }
@@ -130,12 +145,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   });
   let updated;
   try {
-    updated = await db
-      .update(groups)
-      .set(changes)
-      .where(and(eq(groups.id, id), ifMatchGuard(c, groups.revision, current.revision)))
-      .returning({ id: groups.id })
-      .get();
+    updated = await updateGroup(db).get({ ...changes, id, ifMatch: ifMatchOf(c) ? current.revision : null });
   } catch (err) {
     mapWriteError(err, body.name);
   }

@@ -3,9 +3,9 @@ import type { Context } from "hono";
 import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import { COUNT_LIMIT_GUARD, refuseWhen, refusedBy } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
-import { compiled } from "../../db/compiled";
+import { compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { auditEvents, webhookDeliveries, webhooks } from "../../db/schema";
-import { accountForWrite, placedForWrite, scoped, scopeOf } from "../../db/scope";
+import { accountForWrite, accountIdOf, compiledPerScope, placedForWrite, scoped, scopeOf } from "../../db/scope";
 import { shardIsDirectory } from "../../db/shards/routing";
 import type { Principal } from "../../domain/principal";
 import { connectorEnvironment } from "../../connectors/environment";
@@ -14,7 +14,7 @@ import { webhookSecrets } from "../../domain/webhooks/secret";
 import { MAX_WEBHOOKS_PER_ACCOUNT, newSigningSecret, urlProblem } from "../../domain/webhooks/webhooks";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, locationOf, newRevision } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { deliveryMessage, enqueue } from "../../webhooks/enqueue";
 import { sendSigned } from "../../webhooks/post";
@@ -65,13 +65,24 @@ const directoryToo = (c: Context<AppEnv>) => c.get("principal").kind === "superv
 
 /** The subscription `id` in the caller's scope (another account's is not found; the supervisor's scope is every one). */
 const isOwnWebhook = (c: Context<AppEnv>, id: string) => scoped(webhooks.accountId, scopeOf(c.get("principal")), eq(webhooks.id, id));
-const selectWebhook = (c: Context<AppEnv>, db: Database, id: string) => db.select().from(webhooks).where(isOwnWebhook(c, id));
+
+// The reads and writes of one subscription, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every request.
+const webhookById = compiledPerScope((db, scope) => db.select().from(webhooks).where(scoped(webhooks.accountId, scope, eq(webhooks.id, sql.placeholder("id")))));
+/** isOwnWebhook's query on `db`, with its values. */
+function webhookInScope(c: Context<AppEnv>, db: Database, id: string) {
+  const scope = scopeOf(c.get("principal"));
+  return { query: webhookById(db, scope), values: { id, accountId: accountIdOf(scope) } };
+}
+const readOwnWebhook = (c: Context<AppEnv>, db: Database, id: string) => {
+  const { query, values } = webhookInScope(c, db, id);
+  return query.get(values);
+};
 
 /** The subscription and where it lives. */
 async function findWebhook(c: Context<AppEnv>, id: string): Promise<{ row: WebhookRow; where: Where }> {
-  const row = await selectWebhook(c, c.get("db"), id).get();
+  const row = await readOwnWebhook(c, c.get("db"), id);
   if (row) return { row, where: whereAccount(c, row.accountId) };
-  const own = directoryToo(c) ? await selectWebhook(c, c.get("directory"), id).get() : undefined;
+  const own = directoryToo(c) ? await readOwnWebhook(c, c.get("directory"), id) : undefined;
   if (!own) throw notFound("Webhook");
   return { row: own, where: onDirectory(c) };
 }
@@ -134,9 +145,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   c.get("audit").record({ accountId: values.accountId, action: "webhook.create", target: target(values) });
   const { db } = whereAccount(c, accountId);
   try {
-    // Counted in the insert's own transaction: simultaneous creations cannot pass the limit together.
-    const full = sql`(SELECT count(*) FROM webhooks WHERE account_id IS ${values.accountId}) >= ${MAX_WEBHOOKS_PER_ACCOUNT}`;
-    await db.batch([refuseWhen(db, COUNT_LIMIT_GUARD, full, "WEBHOOK"), db.insert(webhooks).values(values)]);
+    await db.batch([inBatch(webhookLimitGuard(db), { accountId }), inBatch(insertWebhook(db), values)]);
   } catch (err) {
     if (isConstraintError(err, "FOREIGN KEY")) throw invalid("body.accountId", "No such account");
     if (refusedBy(err, COUNT_LIMIT_GUARD)) throw new ApiError("TOO_MANY_WEBHOOKS", `There are already ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions, the most there may be`);
@@ -146,6 +155,17 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   c.header("ETag", etagOf(values.revision));
   return c.json(toWebhook(values, secret), 201);
 };
+
+// A creation's statements, compiled once per isolate (db/compiled.ts). The limit is counted in the
+// insert's own transaction: simultaneous creations cannot pass it together. `IS`: the supervisor's own have account_id NULL.
+const webhookLimitGuard = compiled((db) =>
+  refuseWhen(db, COUNT_LIMIT_GUARD, sql`(SELECT count(*) FROM webhooks WHERE account_id IS ${sql.placeholder("accountId")}) >= ${MAX_WEBHOOKS_PER_ACCOUNT}`, "WEBHOOK"),
+);
+const insertWebhook = compiled((db) =>
+  db.insert(webhooks).values(
+    placeholders("id", "accountId", "url", "events", "description", "enabled", "secretSealed", "consecutiveFailures", "disabledReason", "revision", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate"),
+  ),
+);
 
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
   const { row } = await findWebhook(c, c.req.valid("param").id);
@@ -158,14 +178,23 @@ async function write(c: Context<AppEnv>, { row: current, where }: { row: Webhook
   const revision = newRevision();
   const set = { ...changes, revision, ...auditForUpdate(c.get("principal")) };
   c.get("audit").recordIf(rowHasRevision("webhooks", current.id, revision), { accountId: current.accountId, action: audit.action, target: target({ ...current, ...set }), changes: audit.changes });
-  const [updated] = await where.db
-    .update(webhooks)
-    .set(set)
-    .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
-    .returning();
+  const members = (Object.keys(set) as (keyof WebhookRow)[]).sort();
+  const [updated] = await webhookUpdate(where.db, members).all({ ...set, id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
   if (!updated) throw missedWrite(c);
   return updated;
 }
+
+// An update's statement, compiled once per isolate (db/compiled.ts) for each set of members it
+// changes (sorted), made when first needed. `ifMatch` null: no If-Match, the last writer wins.
+const webhookUpdate = compiledByKey(
+  (db, members: (keyof WebhookRow)[]) =>
+    db
+      .update(webhooks)
+      .set(placeholders(...members))
+      .where(and(eq(webhooks.id, sql.placeholder("id")), ifMatchPlaceholder(webhooks.revision)))
+      .returning(),
+  (members) => members.join(),
+);
 
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const body = c.req.valid("json");
@@ -191,13 +220,18 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   checkIfMatch(c, current.revision);
   c.get("audit").recordIf(rowGone("webhooks", current.id), { accountId: current.accountId, action: "webhook.delete", target: target(current) });
   // Its deliveries go with it (ON DELETE CASCADE).
-  const deleted = await where.db
-    .delete(webhooks)
-    .where(and(eq(webhooks.id, current.id), ifMatchGuard(c, webhooks.revision, current.revision)))
-    .returning({ id: webhooks.id });
+  const deleted = await deleteWebhook(where.db).all({ id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
   if (deleted.length === 0) throw missedWrite(c);
   return c.body(null, 204);
 };
+
+// Compiled once per isolate (db/compiled.ts). `ifMatch` null: no If-Match, the last writer wins.
+const deleteWebhook = compiled((db) =>
+  db
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, sql.placeholder("id")), ifMatchPlaceholder(webhooks.revision)))
+    .returning({ id: webhooks.id }),
+);
 
 export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (c) => {
   const found = await findWebhook(c, c.req.valid("param").id);
@@ -224,6 +258,14 @@ const deliveryColumns = {
 
 const selectDeliveries = (db: Database) => db.select(deliveryColumns).from(webhookDeliveries).leftJoin(auditEvents, eq(auditEvents.id, webhookDeliveries.eventId));
 
+// Compiled once per isolate (db/compiled.ts); `outcome` null: any outcome.
+const newestDeliveries = compiled((db) =>
+  selectDeliveries(db)
+    .where(and(eq(webhookDeliveries.webhookId, sql.placeholder("id")), sql`(${sql.placeholder("outcome")} IS NULL OR ${webhookDeliveries.outcome} = ${sql.placeholder("outcome")})`))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(sql.placeholder("maxResults")),
+);
+
 type Outcome = "PENDING" | "DELIVERED" | "FAILED";
 const toDelivery = <T extends { outcome: string }>(row: T) => ({ ...row, outcome: row.outcome as Outcome });
 
@@ -231,14 +273,10 @@ export const deliveries: AppRouteHandler<typeof routes.deliveries> = async (c) =
   const { id } = c.req.valid("param");
   const { maxResults, outcome } = c.req.valid("query");
   // One round trip: the subscription (another account's is 404) and its newest deliveries; the supervisor's own: in the directory.
-  const read = (db: Database) =>
-    db.batch([
-      selectWebhook(c, db, id),
-      selectDeliveries(db)
-        .where(and(eq(webhookDeliveries.webhookId, id), outcome === undefined ? undefined : eq(webhookDeliveries.outcome, outcome)))
-        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-        .limit(maxResults),
-    ]);
+  const read = (db: Database) => {
+    const own = webhookInScope(c, db, id);
+    return db.batch([inBatch(own.query, own.values), inBatch(newestDeliveries(db), { id, outcome: outcome ?? null, maxResults })]);
+  };
   let [found, rows] = await read(c.get("db"));
   if (found.length === 0 && directoryToo(c)) [found, rows] = await read(c.get("directory"));
   if (found.length === 0) throw notFound("Webhook");
