@@ -35,7 +35,7 @@ export function selectTypes(db: Database, reader: TypeReader, ...conditions: (SQ
 }
 
 /** Types with an `available` flag for one account (batchable): a write or validation tells "disabled" from "not yours". */
-export function selectTypesFor(db: Database, accountId: string, condition: SQL | undefined) {
+export function selectTypesFor(db: Database, accountId: string | Placeholder, condition: SQL | undefined) {
   return db
     .select({ type: connectionTypes, available: availableTo(accountId) })
     .from(connectionTypes)

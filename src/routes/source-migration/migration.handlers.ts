@@ -7,7 +7,8 @@ import { DEFAULT_CALENDAR_ID } from "../../db/calendars";
 import { inJsonList, refusedFor, refuseIfTypeChanged, refuseUnlessConnectionExists, selectTypesFor, type ConnectionRow, type TypeForAccount } from "../../db/connections";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { connections, connectionTypes, groups, sourceItems, sourcePermissions, sourceReferences, sources } from "../../db/schema";
-import { permissionOn, requireSource, selectSourcesWithAccess, type SourceWithAccess } from "../../db/source-access";
+import { compiledSourcesWithAccess, permissionOn, requireSource, type SourceWithAccess } from "../../db/source-access";
+import { compiled, inBatch } from "../../db/compiled";
 import { diffMembers } from "../../domain/audit/changes";
 import { hasPrivilege, type UserPrincipal } from "../../domain/principal";
 import { canWrite } from "../../domain/source-permissions";
@@ -48,27 +49,46 @@ const definitionOf = (row: SourceRow) => ({
   enabled: row.enabled,
 });
 
+// The export's reads, compiled once per isolate (db/compiled.ts): the sources (`ids`, a JSON array),
+// their items, and the connections they name with those connections' types. A join (connections with
+// their types) is read as two queries: its duplicate column names (id, name) do not survive a D1 batch's rows.
+const usedConnectionIds = sql`SELECT s.connection_id FROM sources s WHERE s.account_id = ${sql.placeholder("accountId")} AND s.id IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`;
+const exportReads = {
+  sources: compiledSourcesWithAccess(inJsonList(sources.id, sql.placeholder("ids"))),
+  items: compiled((db) =>
+    db
+      .select()
+      .from(sourceItems)
+      .where(and(eq(sourceItems.accountId, sql.placeholder("accountId")), inJsonList(sourceItems.sourceId, sql.placeholder("ids"))))
+      .orderBy(sourceItems.kind, sourceItems.name),
+  ),
+  connections: compiled((db) =>
+    db
+      .select()
+      .from(connections)
+      .where(and(eq(connections.accountId, sql.placeholder("accountId")), sql`"connections"."id" IN (${usedConnectionIds})`))
+      .orderBy(connections.name),
+  ),
+  types: compiled((db) =>
+    db
+      .select()
+      .from(connectionTypes)
+      .where(sql`"connection_types"."id" IN (SELECT c.connection_type_id FROM connections c WHERE c.account_id = ${sql.placeholder("accountId")} AND c.id IN (${usedConnectionIds}))`),
+  ),
+};
+
 export const exportSources: AppRouteHandler<typeof routes.exportSources> = async (c) => {
   const { ids } = c.req.valid("query");
   const db = c.get("db");
   const principal = userOf(c);
   const { accountId } = principal;
-  // The connections the sources name. A join (connections with their types) is read as two queries: its
-  // duplicate column names (id, name) do not survive a D1 batch's rows.
-  const usedConnectionIds = sql`SELECT s.connection_id FROM sources s WHERE s.account_id = ${accountId} AND s.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+  const sourcesRead = exportReads.sources(db, principal);
+  const values = { ...sourcesRead.values, accountId, ids: JSON.stringify(ids) };
   const [rows, items, used, types] = await db.batch([
-    selectSourcesWithAccess(db, principal, inJsonList(sources.id, ids)),
-    db
-      .select()
-      .from(sourceItems)
-      .where(and(eq(sourceItems.accountId, accountId), inJsonList(sourceItems.sourceId, ids)))
-      .orderBy(sourceItems.kind, sourceItems.name),
-    db
-      .select()
-      .from(connections)
-      .where(and(eq(connections.accountId, accountId), sql`"connections"."id" IN (${usedConnectionIds})`))
-      .orderBy(connections.name),
-    db.select().from(connectionTypes).where(sql`"connection_types"."id" IN (SELECT c.connection_type_id FROM connections c WHERE c.account_id = ${accountId} AND c.id IN (${usedConnectionIds}))`),
+    inBatch(sourcesRead.query, values),
+    inBatch(exportReads.items(db), values),
+    inBatch(exportReads.connections(db), values),
+    inBatch(exportReads.types(db), values),
   ]);
   const exported = ids.map((id) => requireSource(principal, (rows as SourceWithAccess[]).find((r) => r.source.id === id), "READ").source);
   const passphrase = passphraseOf(c);
@@ -165,18 +185,38 @@ interface SourcePlan {
 
 const problem = (name: string, message: string, level: Problem["level"] = "ERROR"): Problem => ({ name, message, level });
 
+// readTarget's reads, compiled once per isolate (db/compiled.ts); each list of names or ids is one JSON parameter.
+const targetReads = {
+  sources: compiledSourcesWithAccess(inJsonList(sources.name, sql.placeholder("sourceNames"))),
+  connections: compiled((db) =>
+    db.select().from(connections).where(and(eq(connections.accountId, sql.placeholder("accountId")), inJsonList(connections.name, sql.placeholder("connectionNames")))),
+  ),
+  types: compiled((db) => selectTypesFor(db, sql.placeholder("accountId"), inJsonList(connectionTypes.id, sql.placeholder("typeIds")))),
+  usersGroup: compiled((db) =>
+    db
+      .select({ id: groups.id })
+      .from(groups)
+      .where(and(eq(groups.accountId, sql.placeholder("accountId")), eq(groups.builtIn, true), eq(groups.name, "Users"))),
+  ),
+};
+
 /** One round trip: what the bundle names in the account (sources and connections by name, types by id, the Users group). */
 async function readTarget(c: Context<AppEnv>, body: SourcesMigration, accountId: string) {
   const db = c.get("db");
   const principal = userOf(c);
+  const sourcesRead = targetReads.sources(db, principal);
+  const values = {
+    ...sourcesRead.values,
+    accountId,
+    sourceNames: JSON.stringify(body.sources.map((s) => s.definition.name)),
+    connectionNames: JSON.stringify(body.connections.map((bc) => bc.name)),
+    typeIds: JSON.stringify([...new Set(body.connections.map((bc) => bc.connectionTypeId))]),
+  };
   const [existingSources, existingConnections, types, usersGroup] = await db.batch([
-    selectSourcesWithAccess(db, principal, inJsonList(sources.name, body.sources.map((s) => s.definition.name))),
-    db.select().from(connections).where(and(eq(connections.accountId, accountId), inJsonList(connections.name, body.connections.map((bc) => bc.name)))),
-    selectTypesFor(db, accountId, inJsonList(connectionTypes.id, [...new Set(body.connections.map((bc) => bc.connectionTypeId))])),
-    db
-      .select({ id: groups.id })
-      .from(groups)
-      .where(and(eq(groups.accountId, accountId), eq(groups.builtIn, true), eq(groups.name, "Users"))),
+    inBatch(sourcesRead.query, values),
+    inBatch(targetReads.connections(db), values),
+    inBatch(targetReads.types(db), values),
+    inBatch(targetReads.usersGroup(db), values),
   ]);
   return { existingSources: existingSources as SourceWithAccess[], existingConnections, types, usersGroupId: usersGroup[0]?.id };
 }
