@@ -49,7 +49,12 @@ describe("JSON dataset writes, compiled once per isolate", () => {
     });
     for (const [i, account] of accounts.entries()) {
       const stored = await (await databaseOf(account.id))
-        .prepare("SELECT name, description, data_bytes AS bytes, revision, (SELECT group_concat(data, '') FROM json_dataset_chunks c WHERE c.dataset_id = d.id) AS data, (SELECT count(*) FROM json_dataset_chunks c WHERE c.dataset_id = d.id) AS chunks FROM json_datasets d WHERE account_id = ?")
+        .prepare(
+          `SELECT name, description, data_bytes AS bytes, revision,
+             (SELECT group_concat(data, '') FROM json_dataset_chunks c WHERE c.dataset_id = d.id) AS data,
+             (SELECT count(*) FROM json_dataset_chunks c WHERE c.dataset_id = d.id) AS chunks
+           FROM json_datasets d WHERE account_id = ?`,
+        )
         .bind(account.id)
         .all<{ name: string; description: string | null; bytes: number; revision: string; data: string; chunks: number }>();
       expect(stored.results).toEqual([
@@ -61,14 +66,17 @@ describe("JSON dataset writes, compiled once per isolate", () => {
     expectError(await send("PUT", `/api/json-datasets/${ids[1]}`, admins[0]!, { name: '"theirs"', data: "{}" }), 404, "NOT_FOUND");
     expectError(await call("DELETE", `/api/json-datasets/${ids[2]}`, { as: as(admins[2]!), headers: { "If-Match": created[2]!.headers.get("ETag")! } }), 412, "PRECONDITION_FAILED");
     expect((await call("DELETE", `/api/json-datasets/${ids[2]}`, { as: as(admins[3]!) })).status).toBe(404);
-    // Deletes at once, half with the current If-Match: each removes its own dataset and its chunks only.
+    // Deletes at once, one with the current If-Match: each removes its own dataset and its chunks only.
     const deleted = await Promise.all(
       admins.slice(0, 3).map((admin, i) => call("DELETE", `/api/json-datasets/${ids[i]}`, { as: as(admin), headers: i % 2 ? { "If-Match": updated[i]!.headers.get("ETag")! } : {} })),
     );
     deleted.forEach((res) => expect(res.status, res.text).toBe(204));
     for (const [i, account] of accounts.entries()) {
       const db = await databaseOf(account.id);
-      const left = await db.prepare("SELECT (SELECT count(*) FROM json_datasets WHERE account_id = ?1) AS datasets, (SELECT count(*) FROM json_dataset_chunks WHERE account_id = ?1) AS chunks").bind(account.id).first();
+      const left = await db
+        .prepare("SELECT (SELECT count(*) FROM json_datasets WHERE account_id = ?1) AS datasets, (SELECT count(*) FROM json_dataset_chunks WHERE account_id = ?1) AS chunks")
+        .bind(account.id)
+        .first();
       expect(left).toEqual(i === 3 ? { datasets: 1, chunks: 1 } : { datasets: 0, chunks: 0 });
     }
   });
