@@ -1,10 +1,10 @@
-import { and, asc, eq, inArray, ne, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, eq, ne, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { splitUtf8 } from "../domain/utf8-chunks";
 import { COUNT_LIMIT_GUARD, refuseWhen, WRITE_CONFLICT_GUARD } from "./batch-guards";
-import { compiled, inBatch } from "./compiled";
+import { compiled, compiledByKey, inBatch, placeholders } from "./compiled";
 import type { Database } from "./client";
-import { quotaGuardStatement } from "./quota";
+import { quotaGuardAdding, quotaGuardStatement } from "./quota";
 import { jsonDatasetChunks, jsonDatasets } from "./schema";
 import { scoped } from "./scope";
 
@@ -138,9 +138,47 @@ function assertWhole({ dataset, chunks }: StoredDataset): void {
 
 // ---------------------------------------------------------------- writes
 
+// The statements of a dataset's writes, compiled once per isolate (db/compiled.ts), not built by
+// Drizzle on every write. A write's target names its revisions (If-Match) as one JSON array, or null
+// for any, so its SQL text is the same however many the client sent.
+const ph = (name: string) => sql.placeholder(name);
+const insertChunk = compiled((db) => db.insert(jsonDatasetChunks).values(placeholders("datasetId", "accountId", "version", "seq", "data")));
+const countLimitGuard = compiled((db) =>
+  refuseWhen(db, COUNT_LIMIT_GUARD, sql`(SELECT count(*) FROM json_datasets WHERE json_datasets.account_id = ${ph("accountId")}) >= ${ph("maxPerAccount")}`),
+);
+const insertDataset = compiled((db) =>
+  db
+    .insert(jsonDatasets)
+    .values(placeholders("id", "accountId", "name", "description", "dataVersion", "dataBytes", "chunkCount", "revision", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate")),
+);
+const conflictGuard = compiled((db) =>
+  refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM json_datasets WHERE json_datasets.id = ${ph("id")} AND json_datasets.revision = ${ph("revision")})`),
+);
+/** An update for each set of members it sets (description kept or set, data kept or replaced). */
+const updateTarget = compiledByKey(
+  (db, members: (keyof DatasetRow)[]) => db.update(jsonDatasets).set(placeholders(...members)).where(targetCondition()).returning(summaryColumns),
+  (members) => members.join(),
+);
+// NULL (no refusal) when the dataset is gone: the write's conflict guard answers for that.
+const growthQuotaGuard = quotaGuardAdding(
+  "FILE_SIZE",
+  sql`${ph("bytes")} - (SELECT json_datasets.data_bytes FROM json_datasets WHERE json_datasets.account_id = ${ph("accountId")} AND json_datasets.id = ${ph("id")})`,
+);
+const deleteOldChunks = compiled((db) =>
+  db
+    .delete(jsonDatasetChunks)
+    .where(and(eq(jsonDatasetChunks.accountId, ph("accountId")), eq(jsonDatasetChunks.datasetId, ph("id")), ne(jsonDatasetChunks.version, ph("version")))),
+);
+const deleteTargetChunks = compiled((db) =>
+  db
+    .delete(jsonDatasetChunks)
+    .where(and(eq(jsonDatasetChunks.accountId, ph("accountId")), eq(jsonDatasetChunks.datasetId, ph("id")), sql`EXISTS (SELECT 1 FROM ${jsonDatasets} WHERE ${targetCondition()})`)),
+);
+const deleteTarget = compiled((db) => db.delete(jsonDatasets).where(targetCondition()).returning({ id: jsonDatasets.id }));
+
 function insertChunks(db: Database, accountId: string, datasetId: string, data: DataVersion) {
   // One chunk per statement: each row, and each statement's bound values, stay under D1's limits.
-  return data.chunks.map((chunk, seq) => db.insert(jsonDatasetChunks).values({ datasetId, accountId, version: data.version, seq, data: chunk }));
+  return data.chunks.map((chunk, seq) => inBatch(insertChunk(db), { datasetId, accountId, version: data.version, seq, data: chunk }));
 }
 
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
@@ -164,8 +202,8 @@ export function createDatasetStatements(db: Database, dataset: NewDataset, data:
   const row: DatasetRow = { ...dataset, ...dataColumns(data) };
   const statements: Batch = [
     quotaGuardStatement(db, dataset.accountId, "FILE_SIZE", data.bytes),
-    refuseWhen(db, COUNT_LIMIT_GUARD, sql`(SELECT count(*) FROM json_datasets WHERE json_datasets.account_id = ${dataset.accountId}) >= ${maxPerAccount}`),
-    db.insert(jsonDatasets).values(row),
+    inBatch(countLimitGuard(db), { accountId: dataset.accountId, maxPerAccount }),
+    inBatch(insertDataset(db), row),
     ...insertChunks(db, dataset.accountId, dataset.id, data),
   ];
   return { row, statements };
@@ -187,10 +225,13 @@ export interface WriteTarget {
   ifMatch?: string[] | "*";
 }
 
-function targetCondition({ accountId, id, ifMatch }: WriteTarget): SQL | undefined {
-  const revision = Array.isArray(ifMatch) ? inArray(jsonDatasets.revision, ifMatch) : undefined;
-  return scoped(jsonDatasets.accountId, inAccount(accountId), eq(jsonDatasets.id, id), revision);
+/** A write's target, its values placeholders: see targetValues. */
+function targetCondition(): SQL | undefined {
+  const revision = sql`(${ph("ifMatch")} IS NULL OR ${jsonDatasets.revision} IN (SELECT value FROM json_each(${ph("ifMatch")})))`;
+  return scoped(jsonDatasets.accountId, inAccount(ph("accountId")), eq(jsonDatasets.id, ph("id")), revision);
 }
+
+const targetValues = ({ accountId, id, ifMatch }: WriteTarget) => ({ accountId, id, ifMatch: Array.isArray(ifMatch) ? JSON.stringify(ifMatch) : null });
 
 /**
  * Updates a dataset in one batch, without reading it first; `data` undefined keeps the stored
@@ -202,22 +243,15 @@ function targetCondition({ accountId, id, ifMatch }: WriteTarget): SQL | undefin
 export async function updateDataset(db: Database, target: WriteTarget, changes: DatasetChanges, data: DataVersion | undefined): Promise<StoredDataset> {
   const { accountId, id } = target;
   const { description, ...always } = changes;
-  const update = db
-    .update(jsonDatasets)
-    .set({ ...always, ...(description !== undefined && { description }), ...(data && dataColumns(data)) })
-    .where(targetCondition(target))
-    .returning(summaryColumns);
+  const set = { ...always, ...(description !== undefined && { description }), ...(data && dataColumns(data)) };
+  const update = inBatch(updateTarget(db, Object.keys(set) as (keyof DatasetRow)[]), { ...set, ...targetValues(target) });
   // The update above missed (a concurrent writer or delete): refuse, so that nothing before it stays.
-  const conflictGuard = refuseWhen(
-    db,
-    WRITE_CONFLICT_GUARD,
-    sql`NOT EXISTS (SELECT 1 FROM json_datasets WHERE json_datasets.id = ${id} AND json_datasets.revision = ${changes.revision})`,
-  );
+  const guard = inBatch(conflictGuard(db), { id, revision: changes.revision });
   if (!data) {
-    const results = await db.batch([update, conflictGuard, inBatch(currentChunks(db), { accountId, id, unlessRevisionIn: "[]" })]);
+    const results = await db.batch([update, guard, inBatch(currentChunks(db), { accountId, id, unlessRevisionIn: "[]" })]);
     return { dataset: results[0][0]!, chunks: results[2].map((c) => c.data) };
   }
-  const statements = replaceDataStatements(db, target, update, conflictGuard, data);
+  const statements = replaceDataStatements(db, target, update, guard, data);
   const results = (await db.batch(statements)) as unknown[];
   const [dataset] = results[statements.indexOf(update)] as DatasetSummary[];
   return { dataset: dataset!, chunks: data.chunks };
@@ -229,27 +263,20 @@ export async function updateDataset(db: Database, target: WriteTarget, changes: 
  */
 export function replaceDataStatements(db: Database, target: WriteTarget, update: BatchItem<"sqlite">, conflictGuard: BatchItem<"sqlite">, data: DataVersion): Batch {
   const { accountId, id } = target;
-  // NULL (no refusal here) when the dataset is gone: the conflict guard answers for that.
-  const growth = sql`${data.bytes} - (SELECT json_datasets.data_bytes FROM json_datasets WHERE json_datasets.account_id = ${accountId} AND json_datasets.id = ${id})`;
   // New chunks in, pointer moved, conflict checked, old chunks out: a refusal at any step undoes every step.
   const statements: Batch = [
-    quotaGuardStatement(db, accountId, "FILE_SIZE", growth),
+    inBatch(growthQuotaGuard(db), { accountId, id, bytes: data.bytes }),
     ...insertChunks(db, accountId, id, data),
     update,
     conflictGuard,
-    db.delete(jsonDatasetChunks).where(and(eq(jsonDatasetChunks.accountId, accountId), eq(jsonDatasetChunks.datasetId, id), ne(jsonDatasetChunks.version, data.version))),
+    inBatch(deleteOldChunks(db), { accountId, id, version: data.version }),
   ];
   return statements;
 }
 
 /** Deletes a dataset and its chunks in one batch, only if the target matches. Answers whether it did. */
 export async function deleteDataset(db: Database, target: WriteTarget): Promise<boolean> {
-  const matches = targetCondition(target);
-  const [, deleted] = await db.batch([
-    db
-      .delete(jsonDatasetChunks)
-      .where(and(eq(jsonDatasetChunks.accountId, target.accountId), eq(jsonDatasetChunks.datasetId, target.id), sql`EXISTS (SELECT 1 FROM ${jsonDatasets} WHERE ${matches})`)),
-    db.delete(jsonDatasets).where(matches).returning({ id: jsonDatasets.id }),
-  ]);
+  const values = targetValues(target);
+  const [, deleted] = await db.batch([inBatch(deleteTargetChunks(db), values), inBatch(deleteTarget(db), values)]);
   return deleted.length > 0;
 }

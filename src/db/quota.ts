@@ -3,7 +3,7 @@ import type { QuotaType } from "../domain/quota";
 import { ApiError } from "../lib/errors";
 import { QUOTA_GUARD, refusedBy, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
-import { compiledByKey, inBatch } from "./compiled";
+import { compiled, compiledByKey, inBatch } from "./compiled";
 import { quotaLimits } from "./schema";
 
 /**
@@ -29,18 +29,22 @@ export function consumptionOf(type: SQL, accountId: SQL): SQL<number> {
 /**
  * The statement to put FIRST in the batch that creates (or grows) a counted object: it fails the
  * whole batch with the `quota_exceeded` CHECK constraint when `adding` more of `type` (objects, or
- * bytes for FILE_SIZE; SQL for a change computed in the database) would pass the account's limit.
- * No limit row means no limit; adding nothing (0, less, or NULL) never refuses. Catch the batch's
- * error with `rethrowQuotaExceeded`.
+ * bytes for FILE_SIZE) would pass the account's limit. No limit row means no limit; adding nothing
+ * (0, less, or NULL) never refuses. Catch the batch's error with `rethrowQuotaExceeded`.
  */
-export function quotaGuardStatement(db: Database, accountId: string, type: QuotaType, adding: number | SQL = 1) {
-  if (typeof adding !== "number") return quotaGuard(db, accountId, type, adding);
+export function quotaGuardStatement(db: Database, accountId: string, type: QuotaType, adding = 1) {
   return inBatch(compiledQuotaGuard(db, type), { accountId, adding });
 }
 
 // Every create of a counted object runs one: compiled once per isolate for each type (db/compiled.ts),
-// the amount added a placeholder. An amount computed in SQL builds its own statement.
+// the amount added a placeholder.
 const compiledQuotaGuard = compiledByKey((db, type: QuotaType) => quotaGuard(db, sql.placeholder("accountId"), type, sql.placeholder("adding")));
+
+/**
+ * quotaGuardStatement's statement for an amount computed in the database (`adding`: SQL whose values
+ * are placeholders, beside "accountId"), compiled once per isolate; put it in a batch with `inBatch`.
+ */
+export const quotaGuardAdding = (type: QuotaType, adding: SQL) => compiled((db) => quotaGuard(db, sql.placeholder("accountId"), type, adding));
 
 function quotaGuard(db: Database, accountId: string | Placeholder, type: QuotaType, adding: number | SQL | Placeholder) {
   const consumption = CONSUMPTION[type]?.(sql`${accountId}`) ?? sql`SELECT 0`;

@@ -1,9 +1,10 @@
-import { and, desc, eq, gte, like, lt, or, type SQL } from "drizzle-orm";
+import { and, eq, gte, like, lt, or, sql, type Placeholder } from "drizzle-orm";
 import type { Context } from "hono";
 import { toAuditEvent as toEvent, type AuditEventRow as EventRow } from "../../db/audit-event-row";
 import type { Database } from "../../db/client";
 import { auditEvents } from "../../db/schema";
-import { accountForWrite } from "../../db/scope";
+import { compiledByKey } from "../../db/compiled";
+import { accountForWrite, accountIdOf, compiledPerScope, scoped, scopeOf } from "../../db/scope";
 import { readHandlesOnEveryDatabase, readMerged } from "../../db/shards/read-everywhere";
 import { shardIsDirectory } from "../../db/shards/routing";
 import { parseActionFilter } from "../../domain/audit/event";
@@ -12,7 +13,7 @@ import { toOcsfApiActivity } from "../../domain/audit/ocsf";
 import type { Principal } from "../../domain/principal";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { notFound } from "../../lib/errors";
-import { keysetPlan } from "../../lib/http";
+import { keysetPlan, perPageShape } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import type { AuditEventQuery } from "./audit-events.schemas";
 import type * as routes from "./audit-events.routes";
@@ -27,20 +28,59 @@ function accountOfReader(principal: Principal, requested: string | undefined): s
   return accountForWrite(principal, requested);
 }
 
-/** The filters as one condition. Times compare through the time-sortable ids, so they use the indexes' id column. */
-function filterOf(account: string | undefined, query: AuditEventQuery): SQL | undefined {
+/** The filters a list may send, in the order their conditions are written. Times compare through the time-sortable ids, so they use the indexes' id column. */
+const FILTERS = {
+  accountId: (value: Placeholder) => eq(auditEvents.accountId, value),
+  actor: (value: Placeholder) => or(eq(auditEvents.actorId, value), eq(auditEvents.actorName, value)),
+  action: (value: Placeholder) => eq(auditEvents.action, value),
+  actionPrefix: (value: Placeholder) => like(auditEvents.action, value),
+  targetType: (value: Placeholder) => eq(auditEvents.targetType, value),
+  targetId: (value: Placeholder) => eq(auditEvents.targetId, value),
+  since: (value: Placeholder) => gte(auditEvents.id, value),
+  until: (value: Placeholder) => lt(auditEvents.id, value),
+  requestId: (value: Placeholder) => eq(auditEvents.requestId, value),
+};
+type FilterName = keyof typeof FILTERS;
+const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
+
+/** The values of the filters a request sends, by name (those it does not send are absent). */
+function filterValues(account: string | undefined, query: AuditEventQuery): Filters {
   const action = query.action === undefined ? undefined : parseActionFilter(query.action);
-  return and(
-    account === undefined ? undefined : eq(auditEvents.accountId, account),
-    query.actor === undefined ? undefined : or(eq(auditEvents.actorId, query.actor), eq(auditEvents.actorName, query.actor)),
-    action === undefined ? undefined : "exact" in action ? eq(auditEvents.action, action.exact) : like(auditEvents.action, `${action.prefix}%`),
-    query.targetType === undefined ? undefined : eq(auditEvents.targetType, query.targetType),
-    query.targetId === undefined ? undefined : eq(auditEvents.targetId, query.targetId),
-    query.since === undefined ? undefined : gte(auditEvents.id, eventIdFloor(Date.parse(query.since))),
-    query.until === undefined ? undefined : lt(auditEvents.id, eventIdFloor(Date.parse(query.until))),
-    query.requestId === undefined ? undefined : eq(auditEvents.requestId, query.requestId),
-  );
+  const values: Record<FilterName, string | undefined> = {
+    accountId: account,
+    actor: query.actor,
+    action: action && "exact" in action ? action.exact : undefined,
+    actionPrefix: action && "prefix" in action ? `${action.prefix}%` : undefined,
+    targetType: query.targetType,
+    targetId: query.targetId,
+    since: query.since === undefined ? undefined : eventIdFloor(Date.parse(query.since)),
+    until: query.until === undefined ? undefined : eventIdFloor(Date.parse(query.until)),
+    requestId: query.requestId,
+  };
+  const names = FILTER_NAMES.filter((name) => values[name] !== undefined);
+  return { names, values: Object.fromEntries(names.map((name) => [name, values[name]])) };
 }
+type Filters = { names: FilterName[]; values: Partial<Record<FilterName, string>> };
+
+// A page of events, compiled once per isolate (db/compiled.ts) for each page shape and each set of
+// filters sent: a filter absent from the SQL (not `? IS NULL OR ...`) leaves the planner the index
+// that serves the filters present, and the newest-first walk by id. Templates are made as their
+// sets of filters are first asked for.
+const eventsPage = perPageShape(
+  auditEvents.id,
+  (page) =>
+    compiledByKey(
+      (db, names: FilterName[]) =>
+        db
+          .select()
+          .from(auditEvents)
+          .where(and(...names.map((name) => FILTERS[name](sql.placeholder(name))), page.keyCondition))
+          .orderBy(page.orderBy)
+          .limit(page.limit),
+      (names) => names.join(),
+    ),
+  true,
+);
 
 /**
  * Which databases a list reads (docs/sharding.md): one account's events are on its shard, where the
@@ -54,27 +94,26 @@ const listedDatabases = (c: Context<AppEnv>, account: string | undefined): Datab
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const account = accountOfReader(c.get("principal"), query.accountId);
-  const filter = filterOf(account, query);
+  const sent = filterValues(account, query);
   const databases = listedDatabases(c, account);
-  if (wantsNdjson(c)) return streamOcsf(databases, filter) as never;
+  if (wantsNdjson(c)) return streamOcsf(databases, sent) as never;
   const { maxResults, pageToken, ...filters } = query;
   const binding = { list: "audit-events", account: account ?? "*", filters: { ...filters, accountId: account } };
   const plan = await keysetPlan(c, binding, auditEvents.id, (r: EventRow) => r.id, { maxResults, pageToken }, { newestFirst: true });
-  const read = (db: Database) => db.select().from(auditEvents).where(and(filter, plan.keyCondition)).orderBy(plan.orderBy).limit(plan.limit).all();
+  const read = (db: Database) => eventsPage[plan.shape](db, sent.names).all({ ...sent.values, ...plan.pageValues });
   const rows = await readMerged(databases, read, (r) => r.id, plan.limit, plan.descending);
   const page = await plan.toPage(rows);
   return c.json({ content: page.content.map(toEvent), pageInfo: page.pageInfo }, 200);
 };
 
+// One event, compiled once per isolate for each scope (a user's: of its account only).
+const eventById = compiledPerScope((db, scope) => db.select().from(auditEvents).where(scoped(auditEvents.accountId, scope, eq(auditEvents.id, sql.placeholder("id")))));
+
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
   const principal = c.get("principal");
-  const account = principal.kind === "user" ? principal.accountId : undefined;
-  const read = (db: Database) =>
-    db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.id, c.req.valid("param").id), account === undefined ? undefined : eq(auditEvents.accountId, account)))
-      .get();
+  const scope = scopeOf(principal);
+  const values = { id: c.req.valid("param").id, accountId: accountIdOf(scope) };
+  const read = (db: Database) => eventById(db, scope).get(values);
   // The locator placed the supervisor on the shard holding an account's event; an event outside any account is in the directory.
   const row = (await read(c.get("db"))) ?? (principal.kind === "supervisor" && !shardIsDirectory(c) ? await read(c.get("directory")) : undefined);
   if (!row) throw notFound("Audit event");
@@ -91,21 +130,16 @@ function wantsNdjson(c: Context<AppEnv>): boolean {
  * STREAM_CHUNK events at a time as the client reads (keyset on id), so memory stays one chunk deep
  * whatever the trail's size. Over several databases each chunk is read from each and merged.
  */
-function streamOcsf(databases: readonly Database[], filter: SQL | undefined): Response {
+function streamOcsf(databases: readonly Database[], filters: Filters): Response {
   const encoder = new TextEncoder();
   let after: string | undefined;
   let done = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (done) return controller.close();
-      const read = (db: Database) =>
-        db
-          .select()
-          .from(auditEvents)
-          .where(and(filter, after === undefined ? undefined : lt(auditEvents.id, after)))
-          .orderBy(desc(auditEvents.id))
-          .limit(STREAM_CHUNK)
-          .all();
+      // A list's first page, then its next pages (newest first: id below the last one read).
+      const values = { ...filters.values, pageKey: after, pageLimit: STREAM_CHUNK };
+      const read = (db: Database) => eventsPage[after === undefined ? "first" : "next"](db, filters.names).all(values);
       // Fewer than a chunk from every database together: all there was.
       const rows = await readMerged(databases, read, (r) => r.id, STREAM_CHUNK, true);
       if (rows.length < STREAM_CHUNK) done = true;
