@@ -100,6 +100,13 @@ describe("the folder routes, compiled once per isolate", () => {
       expect(content.map((f) => f.name)).toEqual(children[i]!.map((f) => f.name));
       expect(content.map((f) => f.child_count)).toEqual(children[i]!.map((_, k) => (k === 0 ? 1 : 0)));
     });
+    // Each account's tree of its own library.
+    const trees = await Promise.all(tenants.map((t) => folders("GET", `/api/folders/tree?content_type=${t.library}`, t.reader)));
+    trees.forEach((res, i) => {
+      expect(res.json.map((f: FolderNode) => f.folder_type === "PRIVATE" || f.name)).toEqual([true, `Root ${i}`]);
+      expect(res.json.every((f: FolderNode) => f.content_type === tenants[i]!.library)).toBe(true);
+      expect(roundTrips(res)).toBe(1);
+    });
     const paths = await Promise.all(tenants.map((t, i) => folders("GET", `/api/folders/${grandchildren[i]!.id}/path`, t.reader)));
     paths.forEach((res, i) => {
       expect(res.json.content.map((f: FolderNode) => f.name)).toEqual([`Root ${i}`, `Child ${i}.0`, `Grandchild ${i}`]);
@@ -109,33 +116,36 @@ describe("the folder routes, compiled once per isolate", () => {
 
   it("items, expanded folders and deletes: each account's interleaved writes land on its own rows", async () => {
     const { roots, children } = await makeTrees();
-    // Account i files i + 1 items in its second child.
+    // Account i files i + 1 items in its second child, its own ids.
     const asked = tenants.flatMap((t, i) => Array.from({ length: i + 1 }, (_, k) => ({ t, i, k })));
     const filed = await Promise.all(
-      asked.map(({ t, i, k }) => folders("PUT", `/api/folders/${children[i]![1]!.id}/items/${t.itemType}/item-${k}`, t.admin, { name: `Item ${i}.${k}` })),
+      asked.map(({ t, i, k }) => folders("PUT", `/api/folders/${children[i]![1]!.id}/items/${t.itemType}/item-${i}-${k}`, t.admin, { name: `Item ${i}.${k}` })),
     );
     filed.forEach((res, n) => {
       const { t, i, k } = asked[n]!;
       expect(res.status, res.text).toBe(201);
-      expect(res.json).toMatchObject({ item_type: t.itemType, item_id: `item-${k}`, name: `Item ${i}.${k}`, folder_id: children[i]![1]!.id, filed_by_user_id: t.admin.id });
+      expect(res.json).toMatchObject({ item_type: t.itemType, item_id: `item-${i}-${k}`, name: `Item ${i}.${k}`, folder_id: children[i]![1]!.id, filed_by_user_id: t.admin.id });
       expect(roundTrips(res)).toBe(2);
     });
     const contents = await Promise.all(tenants.map((t, i) => allPages(t.reader, `/api/folders/${children[i]![1]!.id}/contents`, 1)));
     contents.forEach((items, i) => expect(items.map((item) => item.name)).toEqual(Array.from({ length: i + 1 }, (_, k) => `Item ${i}.${k}`)));
     // Item 0 moves to the first child (renamed), then leaves it.
-    const moved = await Promise.all(tenants.map((t, i) => folders("PUT", `/api/folders/${children[i]![0]!.id}/items/${t.itemType}/item-0`, t.admin, { name: `Moved ${i}` })));
+    const moved = await Promise.all(tenants.map((t, i) => folders("PUT", `/api/folders/${children[i]![0]!.id}/items/${t.itemType}/item-${i}-0`, t.admin, { name: `Moved ${i}` })));
     moved.forEach((res, i) => {
       expect(res.status, res.text).toBe(200);
       expect(res.json).toMatchObject({ folder_id: children[i]![0]!.id, name: `Moved ${i}` });
     });
     const left = await Promise.all(tenants.map((t, i) => allPages(t.admin, `/api/folders/${children[i]![1]!.id}/contents`)));
-    left.forEach((items, i) => expect(items.map((item) => item.item_id)).toEqual(Array.from({ length: i }, (_, k) => `item-${k + 1}`)));
-    const takenOut = await Promise.all(tenants.map((t, i) => folders("DELETE", `/api/folders/${children[i]![0]!.id}/items/${t.itemType}/item-0`, t.admin)));
+    left.forEach((items, i) => expect(items.map((item) => item.item_id)).toEqual(Array.from({ length: i }, (_, k) => `item-${i}-${k + 1}`)));
+    const takenOut = await Promise.all(tenants.map((t, i) => folders("DELETE", `/api/folders/${children[i]![0]!.id}/items/${t.itemType}/item-${i}-0`, t.admin)));
     takenOut.forEach((res) => expect(res.status, res.text).toBe(204));
     const emptied = await Promise.all(tenants.map((t, i) => allPages(t.admin, `/api/folders/${children[i]![0]!.id}/contents`)));
     emptied.forEach((items) => expect(items).toEqual([]));
 
-    // Account i's reader expands its root and its first i children; naming another account's folder is refused.
+    // Account i's reader expands every folder of its tree, then only its root and its first i children;
+    // naming another account's folder is refused.
+    const all = await Promise.all(tenants.map((t, i) => folders("PUT", "/api/folders/tree-state", t.reader, { folder_ids: [roots[i]!.id, ...children[i]!.map((f) => f.id)] })));
+    all.forEach((res) => expect(res.status, res.text).toBe(200));
     const expandedIds = (i: number) => [roots[i]!.id, ...children[i]!.slice(0, i).map((f) => f.id)];
     const expanded = await Promise.all(tenants.map((t, i) => folders("PUT", "/api/folders/tree-state", t.reader, { folder_ids: expandedIds(i) })));
     expanded.forEach((res, i) => {
