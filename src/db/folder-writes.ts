@@ -55,27 +55,26 @@ export const PRIVATE_ROOT_NAME = "Private";
  */
 export function ensurePrivateRootStatement(db: Database, owner: { accountId: string; userId: string }, contentType: string, audit: AuditColumns) {
   const id = crypto.randomUUID();
-  return db
+  return inBatch(insertPrivateRoot(db), { id, projectId: crypto.randomUUID(), materializedPath: rootFolderPath(id), ...owner, contentType, ...audit });
+}
+// The tree (E2) runs it on every request.
+const insertPrivateRoot = compiled((db) =>
+  db
     .insert(folders)
     .values({
-      id,
-      accountId: owner.accountId,
-      projectId: crypto.randomUUID(),
+      ...placeholders("id", "accountId", "projectId", "materializedPath", "contentType", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate"),
       projectType: "PERSONAL",
       parentId: null,
       name: PRIVATE_ROOT_NAME,
       description: null,
-      materializedPath: rootFolderPath(id),
       depth: 0,
       folderType: "PRIVATE",
-      contentType,
       visibility: "PRIVATE",
       inheritanceState: "EXPLICIT",
-      ownerUserId: owner.userId,
-      ...audit,
+      ownerUserId: placeholder("userId"),
     })
-    .onConflictDoNothing();
-}
+    .onConflictDoNothing(),
+);
 
 /** A new root with its creator's ACL: every column given. The insert answers the stored row. */
 export function createRootStatements(db: Database, root: Required<NewFolder>) {
