@@ -1,4 +1,4 @@
-import { asc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { asc, eq, isNull, sql, type Placeholder, type SQL } from "drizzle-orm";
 import {
   chainInPathOrder,
   folderCallerOf,
@@ -15,8 +15,9 @@ import {
 import type { UserPrincipal } from "../domain/principal";
 import { notFound } from "../lib/errors";
 import type { Database } from "./client";
+import { compiled, compiledByKey, inBatch } from "./compiled";
 import { folderAcl, folderItems, folders } from "./schema";
-import { scopeOf, scoped } from "./scope";
+import { scoped, type QueryScope } from "./scope";
 
 /**
  * Reading folders with the caller's permissions, each in ONE query whatever the depth: the rules
@@ -33,6 +34,10 @@ import { scopeOf, scoped } from "./scope";
  * Column references inside the raw subqueries are spelled "folders"."id": in a single-table
  * select Drizzle renders ${folders.id} as a bare "id", which a subquery would resolve against its
  * own table.
+ *
+ * Every read here is compiled once per isolate (db/compiled.ts): building their SQL was most of a
+ * folder route's own CPU. The caller and its account are placeholders (callerValues), lists are
+ * one JSON parameter, and a listing has one template for its first page and one for the next ones.
  */
 export type FolderRow = typeof folders.$inferSelect;
 
@@ -58,24 +63,36 @@ export function folderCaller(principal: UserPrincipal): FolderCaller {
   return folderCallerOf(principal.id, principal.groupIds, principal.privileges);
 }
 
+const placeholder = (name: string): Placeholder => sql.placeholder(name);
+
+/** The caller's account, as the compiled reads name it (the folder routes admit users only: one account). */
+const ACCOUNT = placeholder("accountId");
+const ACCOUNT_SCOPE: QueryScope = { kind: "account", accountId: ACCOUNT };
+/** The caller, as the compiled reads name it: its groups are one JSON array. */
+const CALLER = { userId: placeholder("userId"), groupIds: placeholder("groupIds"), isFolderAdmin: placeholder("isFolderAdmin") };
+
+/** The values of ACCOUNT and CALLER's placeholders for a request of `principal`. */
+function callerValues(principal: UserPrincipal) {
+  const caller = folderCaller(principal);
+  return { accountId: principal.accountId, userId: caller.userId, groupIds: JSON.stringify(caller.groupIds), isFolderAdmin: caller.isFolderAdmin ? 1 : 0 };
+}
+
 /** SQL: the ACL row `alias` names the caller, directly or through one of its groups. */
-function namesCaller(alias: string, caller: FolderCaller): SQL {
+function namesCaller(alias: string): SQL {
   const a = sql.raw(alias);
-  return sql`((${a}.principal_type = 'USER' AND ${a}.principal_id = ${caller.userId})
-    OR (${a}.principal_type = 'GROUP' AND ${a}.principal_id IN (SELECT value FROM json_each(${JSON.stringify(caller.groupIds)}))))`;
+  return sql`((${a}.principal_type = 'USER' AND ${a}.principal_id = ${CALLER.userId})
+    OR (${a}.principal_type = 'GROUP' AND ${a}.principal_id IN (SELECT value FROM json_each(${CALLER.groupIds}))))`;
 }
 
 /** Every column an answer needs about a folder row of the outer query. */
-function folderColumns(caller: FolderCaller) {
-  return {
-    folder: folders,
-    callerAcl: sql<string>`(SELECT json_group_array(json_object('principalType', a.principal_type, 'principalId', a.principal_id, 'permission', a.permission))
-      FROM folder_acl a WHERE a.folder_id = "folders"."id" AND ${namesCaller("a", caller)})`,
-    childCount: sql<number>`(SELECT count(*) FROM folders c WHERE c.parent_id = "folders"."id")`,
-    itemCount: sql<number>`(SELECT count(*) FROM folder_items i WHERE i.folder_id = "folders"."id")`,
-    expanded: sql<number>`EXISTS (SELECT 1 FROM folder_tree_state s WHERE s.user_id = ${caller.userId} AND s.folder_id = "folders"."id")`,
-  };
-}
+const folderColumns = () => ({
+  folder: folders,
+  callerAcl: sql<string>`(SELECT json_group_array(json_object('principalType', a.principal_type, 'principalId', a.principal_id, 'permission', a.permission))
+      FROM folder_acl a WHERE a.folder_id = "folders"."id" AND ${namesCaller("a")})`,
+  childCount: sql<number>`(SELECT count(*) FROM folders c WHERE c.parent_id = "folders"."id")`,
+  itemCount: sql<number>`(SELECT count(*) FROM folder_items i WHERE i.folder_id = "folders"."id")`,
+  expanded: sql<number>`EXISTS (SELECT 1 FROM folder_tree_state s WHERE s.user_id = ${CALLER.userId} AND s.folder_id = "folders"."id")`,
+});
 
 type FolderColumnsRow = { folder: FolderRow; callerAcl: string; childCount: number; itemCount: number; expanded: number };
 
@@ -112,7 +129,7 @@ function idsOnPaths(paths: SQL): SQL {
 }
 
 /** SQL: the materialized path of one folder of the account (NULL when there is none). */
-export function pathOf(accountId: string, folderId: string | SQL): SQL {
+export function pathOf(accountId: string | Placeholder, folderId: string | Placeholder): SQL {
   return sql`(SELECT f.materialized_path FROM folders f WHERE f.id = ${folderId} AND f.account_id = ${accountId})`;
 }
 
@@ -128,19 +145,39 @@ export function aclSourceOnPath(parentPath: SQL): SQL {
 
 /**
  * Every folder on the paths of the folders `targetIds` selects (an SQL list or SELECT of ids),
- * targets included, in the caller's account. One query; batchable.
+ * targets included, in the caller's account. One query.
  */
-export function selectChains(db: Database, principal: UserPrincipal, targetIds: SQL) {
-  const paths = sql`SELECT t.materialized_path AS path FROM folders t WHERE t.account_id = ${principal.accountId} AND t.id IN (${targetIds})`;
+function chainsOf(db: Database, targetIds: SQL) {
+  const paths = sql`SELECT t.materialized_path AS path FROM folders t WHERE t.account_id = ${ACCOUNT} AND t.id IN (${targetIds})`;
   return db
-    .select(folderColumns(folderCaller(principal)))
+    .select(folderColumns())
     .from(folders)
-    .where(scoped(folders.accountId, scopeOf(principal), sql`"folders"."id" IN (${idsOnPaths(paths)})`));
+    .where(scoped(folders.accountId, ACCOUNT_SCOPE, sql`"folders"."id" IN (${idsOnPaths(paths)})`));
+}
+const chainOfOne = compiled((db) => chainsOf(db, sql`${placeholder("folderId")}`));
+const chainsOfList = compiled((db) => chainsOf(db, sql`SELECT value FROM json_each(${placeholder("folderIds")})`));
+const chainOfFiling = compiled((db) =>
+  chainsOf(db, sql`SELECT folder_id FROM folder_items WHERE account_id = ${ACCOUNT} AND item_type = ${placeholder("itemType")} AND item_id = ${placeholder("itemId")}`),
+);
+
+/** The chain of one folder (none for null). Batchable. */
+export function selectChain(db: Database, principal: UserPrincipal, folderId: string | null) {
+  return inBatch(chainOfOne(db), { ...callerValues(principal), folderId });
 }
 
-/** The chain of one folder. Batchable. */
-export function selectChain(db: Database, principal: UserPrincipal, folderId: string) {
-  return selectChains(db, principal, sql`${folderId}`);
+/** The chain of one folder, read on its own. */
+export function readChain(db: Database, principal: UserPrincipal, folderId: string) {
+  return chainOfOne(db).all({ ...callerValues(principal), folderId });
+}
+
+/** The chains of several folders, read on their own. */
+export function readChains(db: Database, principal: UserPrincipal, folderIds: readonly string[]) {
+  return chainsOfList(db).all({ ...callerValues(principal), folderIds: JSON.stringify(folderIds) });
+}
+
+/** The chain of the folder an item is filed in, if any. Batchable. */
+export function selectChainOfFiling(db: Database, principal: UserPrincipal, itemType: string, itemId: string) {
+  return inBatch(chainOfFiling(db), { ...callerValues(principal), itemType, itemId });
 }
 
 /** Loaded folders by id, for placing one or many folders in their chains. */
@@ -179,52 +216,57 @@ export function requireReadable(found: FolderInChain | undefined): FolderInChain
  * owner's); otherwise folder administrators, the folder's creator, and READ entries naming the
  * caller on the governing ACL.
  */
-function readableFolder(caller: FolderCaller, inheritedAclSource: SQL | null): SQL {
+function readableFolder(inheritedAclSource: SQL | null): SQL {
   const governingAcl = sql`CASE WHEN "folders"."parent_id" IS NULL OR "folders"."inheritance_state" = 'EXPLICIT' THEN "folders"."id" ELSE ${inheritedAclSource ?? sql`NULL`} END`;
-  return sql`(CASE WHEN "folders"."visibility" = 'PRIVATE' OR "folders"."folder_type" = 'PRIVATE' THEN "folders"."owner_user_id" = ${caller.userId}
-    ELSE (${caller.isFolderAdmin ? 1 : 0} OR "folders"."owner_user_id" = ${caller.userId}
-      OR EXISTS (SELECT 1 FROM folder_acl a WHERE a.folder_id = ${governingAcl} AND a.permission = 'READ' AND ${namesCaller("a", caller)}))
+  return sql`(CASE WHEN "folders"."visibility" = 'PRIVATE' OR "folders"."folder_type" = 'PRIVATE' THEN "folders"."owner_user_id" = ${CALLER.userId}
+    ELSE (${CALLER.isFolderAdmin} OR "folders"."owner_user_id" = ${CALLER.userId}
+      OR EXISTS (SELECT 1 FROM folder_acl a WHERE a.folder_id = ${governingAcl} AND a.permission = 'READ' AND ${namesCaller("a")}))
     END)`;
 }
 
+const readableRoots = compiled((db) =>
+  db
+    .select(folderColumns())
+    .from(folders)
+    .where(scoped(folders.accountId, ACCOUNT_SCOPE, isNull(folders.parentId), eq(folders.contentType, placeholder("contentType")), readableFolder(null)))
+    .orderBy(sql`"folders"."folder_type" = 'PRIVATE' DESC`, asc(folders.name), asc(folders.id)),
+);
+
 /** The caller's readable roots of one library, its private root first, then by name. Batchable. */
 export function selectReadableRoots(db: Database, principal: UserPrincipal, contentType: string) {
-  return db
-    .select(folderColumns(folderCaller(principal)))
-    .from(folders)
-    .where(
-      scoped(
-        folders.accountId,
-        scopeOf(principal),
-        isNull(folders.parentId),
-        eq(folders.contentType, contentType),
-        readableFolder(folderCaller(principal), null),
-      ),
-    )
-    .orderBy(sql`"folders"."folder_type" = 'PRIVATE' DESC`, asc(folders.name), asc(folders.id));
+  return inBatch(readableRoots(db), { ...callerValues(principal), contentType });
 }
 
 /** A keyset position in a listing ordered by several columns: the row a page starts after. */
 export type ListPosition = readonly string[];
 
-/** One page of the readable children of a folder, by (name, id), after `after`. Batchable. */
-export function selectReadableChildren(db: Database, principal: UserPrincipal, parentId: string, after: ListPosition | undefined, limit: number) {
-  const caller = folderCaller(principal);
-  const inherited = aclSourceOnPath(pathOf(principal.accountId, parentId));
+/** A listing's position as placeholders: after0, after1, ... (afterValues gives their values). */
+const afterPlaceholders = (columns: number) => Array.from({ length: columns }, (_, i) => placeholder(`after${i}`));
+const afterValues = (after: ListPosition | undefined) => Object.fromEntries((after ?? []).map((value, i) => [`after${i}`, value]));
+
+// One template for a first page, one for the pages after a position.
+const readableChildrenPage = compiledByKey((db, afterPosition: boolean) => {
+  const parentId = placeholder("parentId");
+  const [name, id] = afterPlaceholders(2);
   return db
-    .select(folderColumns(caller))
+    .select(folderColumns())
     .from(folders)
     .where(
       scoped(
         folders.accountId,
-        scopeOf(principal),
+        ACCOUNT_SCOPE,
         eq(folders.parentId, parentId),
-        readableFolder(caller, inherited),
-        after ? sql`("folders"."name", "folders"."id") > (${after[0]}, ${after[1]})` : undefined,
+        readableFolder(aclSourceOnPath(pathOf(ACCOUNT, parentId))),
+        afterPosition ? sql`("folders"."name", "folders"."id") > (${name}, ${id})` : undefined,
       ),
     )
     .orderBy(asc(folders.name), asc(folders.id))
-    .limit(limit);
+    .limit(placeholder("limit"));
+});
+
+/** One page of the readable children of a folder, by (name, id), after `after`. Batchable. */
+export function selectReadableChildren(db: Database, principal: UserPrincipal, parentId: string, after: ListPosition | undefined, limit: number) {
+  return inBatch(readableChildrenPage(db, after !== undefined), { ...callerValues(principal), parentId, limit, ...afterValues(after) });
 }
 
 /** The children rows resolved from their parent's hand-down; only the readable ones (all of them, unless SQL and resolver disagree). */
@@ -234,44 +276,57 @@ export function readableChildren(parent: FolderInChain, rows: readonly FolderCol
   return children.map((folder, i) => ({ folder, resolved: resolved[i]! })).filter((c) => mayReadFolder(c.resolved.permissions));
 }
 
-/** One page of the items filed in a folder, by (name, item_type, item_id), after `after`. Batchable. */
-export function selectItemsPage(db: Database, principal: UserPrincipal, folderId: string, after: ListPosition | undefined, limit: number) {
+const itemsPage = compiledByKey((db, afterPosition: boolean) => {
+  const after = afterPlaceholders(3);
   return db
     .select()
     .from(folderItems)
     .where(
       scoped(
         folderItems.accountId,
-        scopeOf(principal),
-        eq(folderItems.folderId, folderId),
-        after ? sql`("folder_items"."name", "folder_items"."item_type", "folder_items"."item_id") > (${after[0]}, ${after[1]}, ${after[2]})` : undefined,
+        ACCOUNT_SCOPE,
+        eq(folderItems.folderId, placeholder("folderId")),
+        afterPosition ? sql`("folder_items"."name", "folder_items"."item_type", "folder_items"."item_id") > (${after[0]}, ${after[1]}, ${after[2]})` : undefined,
       ),
     )
     .orderBy(asc(folderItems.name), asc(folderItems.itemType), asc(folderItems.itemId))
-    .limit(limit);
+    .limit(placeholder("limit"));
+});
+
+/** One page of the items filed in a folder, by (name, item_type, item_id), after `after`. Batchable. */
+export function selectItemsPage(db: Database, principal: UserPrincipal, folderId: string, after: ListPosition | undefined, limit: number) {
+  return inBatch(itemsPage(db, after !== undefined), { accountId: principal.accountId, folderId, limit, ...afterValues(after) });
 }
+
+const itemPlacement = compiled((db) =>
+  db
+    .select()
+    .from(folderItems)
+    .where(scoped(folderItems.accountId, ACCOUNT_SCOPE, eq(folderItems.itemType, placeholder("itemType")), eq(folderItems.itemId, placeholder("itemId")))),
+);
 
 /** The placement of one item, if it is filed anywhere in the caller's account. Batchable. */
 export function selectItem(db: Database, principal: UserPrincipal, itemType: string, itemId: string) {
-  return db
-    .select()
-    .from(folderItems)
-    .where(scoped(folderItems.accountId, scopeOf(principal), eq(folderItems.itemType, itemType), eq(folderItems.itemId, itemId)));
+  return inBatch(itemPlacement(db), { accountId: principal.accountId, itemType, itemId });
 }
 
-/** How deep the deepest folder of a folder's subtree sits (the folder's own depth for a leaf; null for no folder). Batchable. */
-export function selectSubtreeDepth(db: Database, principal: UserPrincipal, folderId: string | null) {
-  const path = pathOf(principal.accountId, folderId ?? sql`NULL`);
+const subtreeDepth = compiled((db) => {
+  const path = pathOf(ACCOUNT, placeholder("folderId"));
   return db
     .select({ depth: sql<number | null>`max(${folders.depth})` })
     .from(folders)
     .where(
       scoped(
         folders.accountId,
-        scopeOf(principal),
+        ACCOUNT_SCOPE,
         sql`"folders"."materialized_path" >= ${path} AND "folders"."materialized_path" < substr(${path}, 1, length(${path}) - 1) || '0'`,
       ),
     );
+});
+
+/** How deep the deepest folder of a folder's subtree sits (the folder's own depth for a leaf; null for no folder). Batchable. */
+export function selectSubtreeDepth(db: Database, principal: UserPrincipal, folderId: string | null) {
+  return inBatch(subtreeDepth(db), { accountId: principal.accountId, folderId });
 }
 
 /**
@@ -279,17 +334,19 @@ export function selectSubtreeDepth(db: Database, principal: UserPrincipal, folde
  * path), without entries naming users or groups that no longer exist. Batchable.
  */
 export function selectAclInForce(db: Database, principal: UserPrincipal, folderId: string) {
-  const account = principal.accountId;
-  return db
+  return inBatch(aclInForce(db), { accountId: principal.accountId, folderId });
+}
+const aclInForce = compiled((db) =>
+  db
     .select({ principalType: folderAcl.principalType, principalId: folderAcl.principalId, permission: folderAcl.permission })
     .from(folderAcl)
     .where(
       scoped(
         folderAcl.accountId,
-        scopeOf(principal),
-        sql`"folder_acl"."folder_id" = ${aclSourceOnPath(pathOf(account, folderId))}`,
-        sql`("folder_acl"."principal_type" = 'USER' AND EXISTS (SELECT 1 FROM users u WHERE u.id = "folder_acl"."principal_id" AND u.account_id = ${account})
-          OR "folder_acl"."principal_type" = 'GROUP' AND EXISTS (SELECT 1 FROM groups g WHERE g.id = "folder_acl"."principal_id" AND g.account_id = ${account}))`,
+        ACCOUNT_SCOPE,
+        sql`"folder_acl"."folder_id" = ${aclSourceOnPath(pathOf(ACCOUNT, placeholder("folderId")))}`,
+        sql`("folder_acl"."principal_type" = 'USER' AND EXISTS (SELECT 1 FROM users u WHERE u.id = "folder_acl"."principal_id" AND u.account_id = ${ACCOUNT})
+          OR "folder_acl"."principal_type" = 'GROUP' AND EXISTS (SELECT 1 FROM groups g WHERE g.id = "folder_acl"."principal_id" AND g.account_id = ${ACCOUNT}))`,
       ),
-    );
-}
+    ),
+);

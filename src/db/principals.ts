@@ -1,6 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Problem } from "../lib/errors";
 import type { Database } from "./client";
+import { compiled, inBatch } from "./compiled";
+import { inJsonList } from "./connections";
 import { groups, users } from "./schema";
 
 /**
@@ -15,11 +17,11 @@ export interface PrincipalRef {
 
 export function selectPrincipalsOfAccount(db: Database, accountId: string, refs: readonly PrincipalRef[]) {
   const idsOf = (type: PrincipalRef["principalType"]) => JSON.stringify([...new Set(refs.filter((r) => r.principalType === type).map((r) => r.principalId))]);
-  return [
-    db.select({ id: users.id }).from(users).where(and(eq(users.accountId, accountId), sql`${users.id} IN (SELECT value FROM json_each(${idsOf("USER")}))`)),
-    db.select({ id: groups.id }).from(groups).where(and(eq(groups.accountId, accountId), sql`${groups.id} IN (SELECT value FROM json_each(${idsOf("GROUP")}))`)),
-  ] as const;
+  return [inBatch(usersOfAccount(db), { accountId, ids: idsOf("USER") }), inBatch(groupsOfAccount(db), { accountId, ids: idsOf("GROUP") })] as const;
 }
+// Compiled once per isolate (db/compiled.ts): a folder's permissions PUT reads them on every request.
+const usersOfAccount = compiled((db) => db.select({ id: users.id }).from(users).where(and(eq(users.accountId, sql.placeholder("accountId")), inJsonList(users.id, sql.placeholder("ids")))));
+const groupsOfAccount = compiled((db) => db.select({ id: groups.id }).from(groups).where(and(eq(groups.accountId, sql.placeholder("accountId")), inJsonList(groups.id, sql.placeholder("ids")))));
 
 /** One Problem per entry naming no user or group of the account, at `body.content[i].principalId` (or the path `member` gives). */
 export function unknownPrincipals(

@@ -1,11 +1,9 @@
 import { diffMembers } from "../../domain/audit/changes";
-import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { refusedBy, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { folderCaller, placeInChain, requireReadable, selectAclInForce, selectChain, type FolderInChain } from "../../db/folder-access";
-import { folderUnchangedGuard, replaceAclStatements } from "../../db/folder-writes";
+import { folderUnchangedGuard, replaceAclStatements, updateFolderState } from "../../db/folder-writes";
 import { selectPrincipalsOfAccount, unknownPrincipals } from "../../db/principals";
-import { folders } from "../../db/schema";
 import { FOLDER_PERMISSIONS, isPrivateFolder, mayChangeFolderAcl, type AclEntry, type FolderPermission, type PrincipalType } from "../../domain/folders";
 import type { UserPrincipal } from "../../domain/principal";
 import { ApiError, forbidden, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
@@ -88,10 +86,7 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
   });
   const statements: BatchItem<"sqlite">[] = [
     folderUnchangedGuard(db, id, c.req.header("If-Match") ? row.revision : undefined),
-    db
-      .update(folders)
-      .set({ inheritanceState: row.parentId === null ? row.inheritanceState : "EXPLICIT", revision: newRevision(), ...auditForUpdate(principal) })
-      .where(eq(folders.id, id)),
+    updateFolderState(db, { id, inheritanceState: row.parentId === null ? row.inheritanceState : "EXPLICIT", revision: newRevision(), ...auditForUpdate(principal) }),
     ...replaceAclStatements(db, principal.accountId, id, entries),
   ];
   try {

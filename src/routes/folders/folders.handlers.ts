@@ -1,7 +1,7 @@
 import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
 import type { z } from "@hono/zod-openapi";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { BatchItem } from "drizzle-orm/batch";
 import { aliased } from "../../lib/aliases";
@@ -12,9 +12,10 @@ import {
   indexFolders,
   placeInChain,
   readableChildren,
+  readChain,
+  readChains,
   requireReadable,
   selectChain,
-  selectChains,
   selectItemsPage,
   selectReadableChildren,
   selectReadableRoots,
@@ -29,13 +30,15 @@ import {
   copyInheritedAclStatement,
   createChildStatements,
   createRootStatements,
+  deleteFolderStatements,
   ensurePrivateRootStatement,
   folderUnchangedGuard,
   FOLDER_CYCLE_GUARD,
   FOLDER_TOO_DEEP_GUARD,
   moveStatements,
+  replaceTreeStateStatements,
 } from "../../db/folder-writes";
-import { folders, folderTreeState } from "../../db/schema";
+import { folders } from "../../db/schema";
 import {
   aclAfterInheritanceChange,
   aclForNewFolder,
@@ -174,7 +177,7 @@ async function createChild(c: Context<AppEnv>, body: FolderCreate, parentId: str
   const db = c.get("db");
   const principal = userOf(c);
   const caller = folderCaller(principal);
-  const parent = placeInChain(await selectChain(db, principal, parentId).all(), parentId, caller);
+  const parent = placeInChain(await readChain(db, principal, parentId), parentId, caller);
   if (!parent || !mayReadFolder(parent.resolved.permissions)) throw noSuchParent();
   if (!mayDoOnFolder(parent.resolved.permissions, "createInside")) throw forbidden("Creating a folder here needs CREATE on the parent folder");
   const contentType = parent.folder.row.contentType;
@@ -221,7 +224,7 @@ function newlyMade(row: FolderRow, callerAcl: LoadedFolder["callerAcl"]): Loaded
 export const getOne: AppRouteHandler<typeof routes.getOne> = async (c) => {
   const { id } = c.req.valid("param");
   const principal = userOf(c);
-  const found = requireReadable(placeInChain(await selectChain(c.get("db"), principal, id).all(), id, folderCaller(principal)));
+  const found = requireReadable(placeInChain(await readChain(c.get("db"), principal, id), id, folderCaller(principal)));
   return c.json(await answerNode(c, found), 200);
 };
 
@@ -237,7 +240,7 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
   const [folderRows, parentRows, subtree] = await db.batch([
     selectChain(db, principal, id),
     // Only a move reads its new parent's chain and measures the moved subtree: empty reads otherwise.
-    selectChains(db, principal, movingTo === undefined ? sql`NULL` : sql`${movingTo}`),
+    selectChain(db, principal, movingTo ?? null),
     selectSubtreeDepth(db, principal, movingTo === undefined ? null : id),
   ]);
   const found = requireReadable(placeInChain(folderRows, id, caller));
@@ -336,7 +339,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
   const db = c.get("db");
   const principal = userOf(c);
-  const found = requireReadable(placeInChain(await selectChain(db, principal, id).all(), id, folderCaller(principal)));
+  const found = requireReadable(placeInChain(await readChain(db, principal, id), id, folderCaller(principal)));
   checkFolderIfMatch(c, found.folder.row.revision);
   if (!mayDoOnFolder(found.resolved.permissions, "delete")) throw forbidden("Deleting a folder needs DELETE on it");
   const notEmpty = () => new ApiError("FOLDER_NOT_EMPTY", "The folder still holds subfolders or items: move or delete them first");
@@ -345,10 +348,8 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   try {
     const statements: BatchItem<"sqlite">[] = [
       ...(c.req.header("If-Match") ? [folderUnchangedGuard(db, id, found.folder.row.revision)] : []),
-      db.delete(folderTreeState).where(eq(folderTreeState.folderId, id)),
-      clearAclStatement(db, id),
       // The foreign keys of subfolders and items refuse this if one arrived since the read.
-      db.delete(folders).where(eq(folders.id, id)),
+      ...deleteFolderStatements(db, id),
     ];
     await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
@@ -409,7 +410,7 @@ export function toFolderItem(row: { itemType: string; itemId: string; name: stri
 export const path: AppRouteHandler<typeof routes.path> = async (c) => {
   const { id } = c.req.valid("param");
   const principal = userOf(c);
-  const found = requireReadable(placeInChain(await selectChain(c.get("db"), principal, id).all(), id, folderCaller(principal)));
+  const found = requireReadable(placeInChain(await readChain(c.get("db"), principal, id), id, folderCaller(principal)));
   const crumb = visibleBreadcrumb(found.chain.map((member) => ({ ...member, permissions: member.resolved.permissions })));
   return c.json({ content: crumb.entries.map(toFolderNode), truncated: crumb.truncated }, 200);
 };
@@ -420,19 +421,12 @@ export const putTreeState: AppRouteHandler<typeof routes.putTreeState> = async (
   const db = c.get("db");
   const principal = userOf(c);
   const caller = folderCaller(principal);
-  const json = JSON.stringify(ids);
-  const loaded = indexFolders(await selectChains(db, principal, sql`SELECT value FROM json_each(${json})`).all());
+  const loaded = indexFolders(await readChains(db, principal, ids));
   const problems: Problem[] = c.req.valid("json").folder_ids.flatMap((folderId, i) => {
     const found = placeInChain(loaded, folderId, caller);
     return found && mayReadFolder(found.resolved.permissions) ? [] : [{ name: `body.folder_ids[${i}]`, message: "No folder with this id that you may read", level: "ERROR" as const }];
   });
   if (problems.length > 0) throw new ApiError("VALIDATION_FAILED", "Unknown folders", { problems });
-  await db.batch([
-    db.delete(folderTreeState).where(eq(folderTreeState.userId, principal.id)),
-    // A folder deleted since the check is skipped, not a failure: it cannot be expanded any more.
-    db
-      .insert(folderTreeState)
-      .select(sql`SELECT ${principal.id}, value, ${principal.accountId} FROM json_each(${json}) WHERE value IN (SELECT id FROM folders WHERE account_id = ${principal.accountId})`),
-  ]);
+  await db.batch(replaceTreeStateStatements(db, { accountId: principal.accountId, userId: principal.id }, ids));
   return c.json({ folder_ids: ids }, 200);
 };

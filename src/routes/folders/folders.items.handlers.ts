@@ -1,7 +1,6 @@
 import { ROW_CHANGED } from "../../db/audit-trail";
-import { and, eq, sql } from "drizzle-orm";
-import { folderCaller, placeInChain, requireReadable, selectChain, selectChains, selectItem, type FolderInChain } from "../../db/folder-access";
-import { folderItems } from "../../db/schema";
+import { folderCaller, placeInChain, requireReadable, selectChain, selectChainOfFiling, selectItem, type FolderInChain } from "../../db/folder-access";
+import { fileItem, takeOutItem } from "../../db/folder-writes";
 import { mayDoOnFolder } from "../../domain/folders";
 import { ApiError, forbidden, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { ownLocation } from "../../lib/http";
@@ -35,7 +34,7 @@ export const putItem: AppRouteHandler<typeof routes.putItem> = async (c) => {
   const [chainRows, itemRows, currentFolderRows] = await db.batch([
     selectChain(db, principal, id),
     selectItem(db, principal, itemType, itemId),
-    selectChains(db, principal, sql`SELECT folder_id FROM folder_items WHERE account_id = ${principal.accountId} AND item_type = ${itemType} AND item_id = ${itemId}`),
+    selectChainOfFiling(db, principal, itemType, itemId),
   ]);
   const target = requireReadable(placeInChain(chainRows, id, caller));
   requireItemTypeOf(target, itemType);
@@ -58,16 +57,8 @@ export const putItem: AppRouteHandler<typeof routes.putItem> = async (c) => {
   });
   let stored;
   try {
-    [stored] = await db
-      .insert(folderItems)
-      .values({ accountId: principal.accountId, itemType, itemId, ...placement })
-      .onConflictDoUpdate({
-        target: [folderItems.accountId, folderItems.itemType, folderItems.itemId],
-        set: placement,
-        // Only from the folder checked above: an item moved elsewhere meanwhile is not taken from there unchecked.
-        setWhere: sql`${folderItems.folderId} IS ${existing?.folderId ?? null}`,
-      })
-      .returning();
+    // Only from the folder checked above: an item moved elsewhere meanwhile is not taken from there unchecked.
+    [stored] = await fileItem(db, { accountId: principal.accountId, itemType, itemId, ...placement, fromFolderId: existing?.folderId ?? null });
   } catch (err) {
     if (isConstraintError(err, "FOREIGN KEY")) throw notFound("Folder");
     throw err;
@@ -92,8 +83,6 @@ export const removeItem: AppRouteHandler<typeof routes.removeItem> = async (c) =
     target: { type: "folder", id, name: folder.folder.row.name },
     changes: [{ member: `items.${itemType}/${itemId}`, before: { folderId: id, name: itemRows[0].name }, after: null }],
   });
-  await db
-    .delete(folderItems)
-    .where(and(eq(folderItems.accountId, principal.accountId), eq(folderItems.itemType, itemType), eq(folderItems.itemId, itemId), eq(folderItems.folderId, id)));
+  await takeOutItem(db, { accountId: principal.accountId, itemType, itemId, folderId: id });
   return c.body(null, 204);
 };
