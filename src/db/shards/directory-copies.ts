@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { ApiError, isConstraintError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
 import type { Database } from "../client";
+import { compiled, inBatch } from "../compiled";
 import { connectionsOfType, MAX_USERS_LISTED, type ConnectionTypeRow } from "../connections";
 import { connectionTypeAccounts, connectionTypes } from "../schema";
 import { shardBinding } from "./routing";
@@ -55,8 +56,17 @@ async function onEach<T>(c: Context<AppEnv>, names: readonly string[], work: (db
 
 /** The list of accounts of a type, in order (batchable). */
 export function selectTypeAccounts(db: Database, typeId: string) {
-  return db.select({ accountId: connectionTypeAccounts.accountId }).from(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, typeId)).orderBy(asc(connectionTypeAccounts.accountId));
+  return inBatch(typeAccounts(db), { typeId });
 }
+
+// Every read of a type's accounts and every write of a type reads it: compiled once per isolate (db/compiled.ts).
+const typeAccounts = compiled((db) =>
+  db
+    .select({ accountId: connectionTypeAccounts.accountId })
+    .from(connectionTypeAccounts)
+    .where(eq(connectionTypeAccounts.typeId, sql.placeholder("typeId")))
+    .orderBy(asc(connectionTypeAccounts.accountId)),
+);
 
 /** Every column but the key, set from the row being upserted. */
 const UPSERTED = Object.fromEntries(
