@@ -1,4 +1,4 @@
-import { and, asc, eq, is, Placeholder, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, is, Placeholder, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isConstraintError } from "../lib/errors";
 import type { Database } from "./client";
@@ -12,6 +12,9 @@ import { accounts, connectionGuard, connections, connectionTypes, folders, sourc
  */
 export type ConnectionTypeRow = typeof connectionTypes.$inferSelect;
 export type ConnectionRow = typeof connections.$inferSelect;
+
+/** The members of a type's row, as placeholders of a compiled write name them (db/compiled.ts). */
+export const TYPE_COLUMNS = Object.keys(getTableColumns(connectionTypes)) as (keyof ConnectionTypeRow)[];
 
 /**
  * Whether the connection_types row in the query is available to the account. The column is spelled

@@ -1,11 +1,11 @@
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { findConnector, listConnectors } from "../../connectors";
 import type { Database } from "../../db/client";
 import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
-import { inJsonList, selectTypes, type ConnectionTypeRow, type TypeReader } from "../../db/connections";
+import { inJsonList, selectTypes, TYPE_COLUMNS, type ConnectionTypeRow, type TypeReader } from "../../db/connections";
 import { accounts, connectionTypeAccounts, connectionTypes } from "../../db/schema";
 import { storageTypeOf, typeParametersOf } from "../../domain/connectors/built-in-types";
 import type { TypeParameter } from "../../domain/connectors/connection-parameters";
@@ -135,8 +135,6 @@ async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, change
   c.header("ETag", etagOf(updated.revision));
   return c.json(toConnectionType(updated), 200);
 }
-
-const TYPE_COLUMNS = Object.keys(getTableColumns(connectionTypes)) as (keyof ConnectionTypeRow)[];
 
 // The writes of a type, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every request.
 const insertTypeRow = compiled((db) => db.insert(connectionTypes).values(placeholders(...TYPE_COLUMNS)));
