@@ -1,5 +1,6 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { as, call, createAccount, createUser, databaseOf, unique, type TestUser } from "./helpers";
+import { as, call, createAccount, createUser, databaseOf, databases, unique, type TestUser } from "./helpers";
 
 // The statements of connection types and of quota writes, compiled once per isolate (src/db/compiled.ts):
 // many requests of different accounts, types and values, interleaved, each read and write their own rows.
@@ -15,6 +16,19 @@ beforeAll(async () => {
 });
 
 const ids = (res: { json: { content: { id: string }[] } }) => res.json.content.map((t) => t.id);
+
+/** A type's row and list on every database: over several, the shards' copies are the directory's (DB), or all are gone. */
+async function expectEverywhere(id: string, present: boolean) {
+  const states = await Promise.all(
+    databases().map(async ([, database]) => {
+      const row = await database.prepare("SELECT * FROM connection_types WHERE id = ?").bind(id).first();
+      const listed = await database.prepare("SELECT account_id FROM connection_type_accounts WHERE type_id = ? ORDER BY account_id").bind(id).all();
+      return row ? { row, accounts: listed.results } : null;
+    }),
+  );
+  expect(states[0] === null).toBe(!present);
+  states.forEach((state) => expect(state).toEqual(states[0]));
+}
 
 describe("connection types compiled once per isolate", () => {
   it("create, list for, read and write each of many interleaved types with its own values, accounts and readers", async () => {
@@ -59,6 +73,7 @@ describe("connection types compiled once per isolate", () => {
     const listed = await Promise.all([...types.map((t) => call("GET", `/api/connection/types/${t.id}/accounts`)), call("GET", `/api/connection/types/${missing}/accounts`)]);
     listed.slice(0, 4).forEach((res, i) => expect(res.json).toEqual([...lists[i]!].sort()));
     expect(listed[4]!.status).toBe(404);
+    for (const t of types) await expectEverywhere(t.id, true);
     // Each list gave its type a new revision.
     const current = await Promise.all(types.map((t) => call("GET", `/api/connection/types/${t.id}`)));
     current.forEach((res, i) => {
@@ -111,6 +126,7 @@ describe("connection types compiled once per isolate", () => {
       );
       expect(res.json.parameters).toHaveLength(5 + i);
     });
+    for (const t of types) await expectEverywhere(t.id, true);
     // A stale If-Match misses, leaving the type as it was.
     const stale = await call("PUT", `/api/connection/types/${types[1]!.id}`, { body: { ...bodies[1], id: types[1]!.id, description: "stale" }, headers: { "If-Match": created[1]!.headers.get("ETag")! } });
     expect(stale.status).toBe(412);
@@ -125,6 +141,24 @@ describe("connection types compiled once per isolate", () => {
     const after = await Promise.all(types.map((t) => call("GET", `/api/connection/types/${t.id}`)));
     expect(after.map((res) => res.status)).toEqual([404, 404, 404, 200]);
     expect((await call("GET", `/api/connection/types/${types[3]!.id}/accounts`)).json).toEqual([...lists[3]!].sort());
+    for (const [i, t] of types.entries()) await expectEverywhere(t.id, i === 3);
+  });
+
+  it("let each of many interleaved new types take the name another type gave up, on every database", async () => {
+    const held = await Promise.all(Array.from({ length: 4 }, (_, i) => call("POST", "/api/connection/types", { body: { connectorId: "postgresql", name: unique(`Held ${i}`) } })));
+    // As if each rename had not reached the shards yet: only the directory (DB) has the new name.
+    for (const res of held) await env.DB.prepare("UPDATE connection_types SET name = ? WHERE id = ?").bind(unique("Moved"), res.json.id).run();
+    const takers = await Promise.all(held.map((res) => call("POST", "/api/connection/types", { body: { connectorId: "postgresql", name: res.json.name } })));
+    takers.forEach((res, i) => expect(res.json.name, res.text).toBe(held[i]!.json.name));
+    // On every other database, each held copy gave up its own name for one of its own.
+    for (const [binding, database] of databases().filter(([binding]) => binding !== "DB")) {
+      for (const res of held) {
+        const copy = await database.prepare("SELECT name FROM connection_types WHERE id = ?").bind(res.json.id).first<string>("name");
+        expect(copy, binding).toBe(`${res.json.name} (${res.json.id})`);
+      }
+    }
+    for (const res of takers) await expectEverywhere(res.json.id, true);
+    for (const res of [...held, ...takers]) expect((await call("DELETE", `/api/connection/types/${res.json.id}`)).status).toBe(204);
   });
 });
 
