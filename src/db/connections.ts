@@ -1,8 +1,8 @@
-import { and, asc, eq, is, Placeholder, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, is, Placeholder, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { isConstraintError } from "../lib/errors";
 import type { Database } from "./client";
-import { compiled, inBatch } from "./compiled";
+import { compiled, compiledByKey, inBatch } from "./compiled";
 import { accounts, connectionGuard, connections, connectionTypes, folders, sources, type ConnectionGuardReason } from "./schema";
 
 /**
@@ -12,6 +12,9 @@ import { accounts, connectionGuard, connections, connectionTypes, folders, sourc
  */
 export type ConnectionTypeRow = typeof connectionTypes.$inferSelect;
 export type ConnectionRow = typeof connections.$inferSelect;
+
+/** The members of a type's row, as placeholders of a compiled write name them (db/compiled.ts). */
+export const TYPE_COLUMNS = Object.keys(getTableColumns(connectionTypes)) as (keyof ConnectionTypeRow)[];
 
 /**
  * Whether the connection_types row in the query is available to the account. The column is spelled
@@ -26,12 +29,29 @@ export function availableTo(accountId: string | Placeholder): SQL<boolean> {
 /** Who reads types: the supervisor every type, a user of an account the types available to it. */
 export type TypeReader = { kind: "all" } | { kind: "account"; accountId: string };
 
-export function selectTypes(db: Database, reader: TypeReader, ...conditions: (SQL | undefined)[]) {
-  return db
-    .select()
-    .from(connectionTypes)
-    .where(and(reader.kind === "account" ? availableTo(reader.accountId) : undefined, ...conditions))
-    .orderBy(asc(connectionTypes.name));
+/** The members a read of types may be narrowed by, each equal to its value. */
+export type TypeFilters = { id?: string; name?: string; enabled?: boolean };
+const TYPE_FILTERS = ["id", "name", "enabled"] as const;
+
+// The reads of types (a list and its filters, one by id) compiled once per isolate for each kind of
+// reader and set of filters given (db/compiled.ts): Drizzle built their SQL on every request.
+const typesFiltered = compiledByKey(
+  (db, key: { account: boolean; filters: readonly (keyof TypeFilters)[] }) =>
+    db
+      .select()
+      .from(connectionTypes)
+      .where(and(key.account ? availableTo(sql.placeholder("accountId")) : undefined, ...key.filters.map((f) => eq(connectionTypes[f], sql.placeholder(f)))))
+      .orderBy(asc(connectionTypes.name)),
+  (key) => `${key.account}:${key.filters.join()}`,
+);
+
+/** The types the reader sees, by name; the filters given narrow them. */
+export function selectTypes(db: Database, reader: TypeReader, filters: TypeFilters): Promise<ConnectionTypeRow[]> {
+  const given = TYPE_FILTERS.filter((f) => filters[f] !== undefined);
+  const accountId = reader.kind === "account" ? reader.accountId : undefined;
+  // A placeholder compared to a column is bound past its encoder: `enabled` as the integer the column stores.
+  const enabled = filters.enabled === undefined ? undefined : Number(filters.enabled);
+  return typesFiltered(db, { account: accountId !== undefined, filters: given }).all({ ...filters, enabled, accountId });
 }
 
 /** Types with an `available` flag for one account (batchable): a write or validation tells "disabled" from "not yours". */

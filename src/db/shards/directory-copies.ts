@@ -4,7 +4,8 @@ import type { Context } from "hono";
 import { ApiError, isConstraintError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
 import type { Database } from "../client";
-import { connectionsOfType, MAX_USERS_LISTED, type ConnectionTypeRow } from "../connections";
+import { compiled, inBatch, placeholders } from "../compiled";
+import { connectionsOfType, MAX_USERS_LISTED, TYPE_COLUMNS, type ConnectionTypeRow } from "../connections";
 import { connectionTypeAccounts, connectionTypes } from "../schema";
 import { shardBinding } from "./routing";
 
@@ -55,8 +56,17 @@ async function onEach<T>(c: Context<AppEnv>, names: readonly string[], work: (db
 
 /** The list of accounts of a type, in order (batchable). */
 export function selectTypeAccounts(db: Database, typeId: string) {
-  return db.select({ accountId: connectionTypeAccounts.accountId }).from(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, typeId)).orderBy(asc(connectionTypeAccounts.accountId));
+  return inBatch(typeAccounts(db), { typeId });
 }
+
+// Every read of a type's accounts and every write of a type reads it: compiled once per isolate (db/compiled.ts).
+const typeAccounts = compiled((db) =>
+  db
+    .select({ accountId: connectionTypeAccounts.accountId })
+    .from(connectionTypeAccounts)
+    .where(eq(connectionTypeAccounts.typeId, sql.placeholder("typeId")))
+    .orderBy(asc(connectionTypeAccounts.accountId)),
+);
 
 /** Every column but the key, set from the row being upserted. */
 const UPSERTED = Object.fromEntries(
@@ -72,20 +82,30 @@ const UPSERTED = Object.fromEntries(
  * up for a name of its own, `name (id)`, until its own copy arrives.
  */
 function copyStatements(db: Copy, { row, accounts }: TypeState) {
-  const newer = sql`EXISTS (SELECT 1 FROM connection_types later WHERE later.id = ${row.id} AND later.last_modified_date > ${row.lastModifiedDate})`;
-  return [
-    db
-      .update(connectionTypes)
-      .set({ name: sql`${connectionTypes.name} || ' (' || ${connectionTypes.id} || ')'` })
-      .where(and(eq(connectionTypes.name, row.name), ne(connectionTypes.id, row.id), not(newer))),
-    db
-      .insert(connectionTypes)
-      .values(row)
-      .onConflictDoUpdate({ target: connectionTypes.id, set: UPSERTED, setWhere: sql.raw(`excluded."last_modified_date" >= "connection_types"."last_modified_date"`) }),
-    db.delete(connectionTypeAccounts).where(and(eq(connectionTypeAccounts.typeId, row.id), not(newer))),
-    db.insert(connectionTypeAccounts).select(sql`SELECT ${row.id}, value FROM json_each(${JSON.stringify(accounts)}) WHERE NOT ${newer}`),
-  ] as const;
+  const copy = db as unknown as Database;
+  const values = { ...row, accounts: JSON.stringify(accounts) };
+  return [inBatch(renameHolder(copy), values), inBatch(upsertCopy(copy), values), inBatch(unlistCopy(copy), values), inBatch(listCopy(copy), values)] as const;
 }
+
+// Every write of a type sends them to every other shard: compiled once per isolate (db/compiled.ts),
+// the row's members and its list (one JSON value) bound.
+const newer = sql`EXISTS (SELECT 1 FROM connection_types later WHERE later.id = ${sql.placeholder("id")} AND later.last_modified_date > ${sql.placeholder("lastModifiedDate")})`;
+const renameHolder = compiled((db) =>
+  db
+    .update(connectionTypes)
+    .set({ name: sql`${connectionTypes.name} || ' (' || ${connectionTypes.id} || ')'` })
+    .where(and(eq(connectionTypes.name, sql.placeholder("name")), ne(connectionTypes.id, sql.placeholder("id")), not(newer))),
+);
+const upsertCopy = compiled((db) =>
+  db
+    .insert(connectionTypes)
+    .values(placeholders(...TYPE_COLUMNS))
+    .onConflictDoUpdate({ target: connectionTypes.id, set: UPSERTED, setWhere: sql.raw(`excluded."last_modified_date" >= "connection_types"."last_modified_date"`) }),
+);
+const unlistCopy = compiled((db) => db.delete(connectionTypeAccounts).where(and(eq(connectionTypeAccounts.typeId, sql.placeholder("id")), not(newer))));
+const listCopy = compiled((db) =>
+  db.insert(connectionTypeAccounts).select(sql`SELECT ${sql.placeholder("id")}, value FROM json_each(${sql.placeholder("accounts")}) WHERE NOT ${newer}`),
+);
 
 /**
  * The answer when a copy could not be written after the directory committed: the change is in force
@@ -123,7 +143,7 @@ export async function writeTypeCopies(c: Context<AppEnv>, state: TypeState, what
  */
 export async function deleteTypeCopies(c: Context<AppEnv>, typeId: string): Promise<{ inUse: string[]; failed: { shard: string; error: unknown }[] }> {
   const holders = copyHolders(c);
-  const outcomes = await onEach(c, holders, (db) => db.delete(connectionTypes).where(eq(connectionTypes.id, typeId)).run());
+  const outcomes = await onEach(c, holders, (db) => deleteCopy(db as unknown as Database).run({ id: typeId }));
   const inUse: string[] = [];
   const failed: { shard: string; error: unknown }[] = [];
   outcomes.forEach((o, i) => {
@@ -133,6 +153,8 @@ export async function deleteTypeCopies(c: Context<AppEnv>, typeId: string): Prom
   });
   return { inUse, failed };
 }
+
+const deleteCopy = compiled((db) => db.delete(connectionTypes).where(eq(connectionTypes.id, sql.placeholder("id"))));
 
 /**
  * After the directory's row went, the copies once more (one round trip, over several databases only):

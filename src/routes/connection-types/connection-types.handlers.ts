@@ -3,13 +3,15 @@ import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { findConnector, listConnectors } from "../../connectors";
-import { inJsonList, selectTypes, type ConnectionTypeRow, type TypeReader } from "../../db/connections";
+import type { Database } from "../../db/client";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { inJsonList, selectTypes, TYPE_COLUMNS, type ConnectionTypeRow, type TypeReader } from "../../db/connections";
 import { accounts, connectionTypeAccounts, connectionTypes } from "../../db/schema";
 import { storageTypeOf, typeParametersOf } from "../../domain/connectors/built-in-types";
 import type { TypeParameter } from "../../domain/connectors/connection-parameters";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
 import { underReadRevision } from "../../lib/merge-patch-route";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
@@ -47,7 +49,7 @@ const readerOf = (principal: Principal): TypeReader =>
 const typesOf = (c: Context<AppEnv>) => (c.get("principal").kind === "supervisor" ? c.get("directory") : c.get("db"));
 
 async function findType(c: Context<AppEnv>, id: string): Promise<ConnectionTypeRow> {
-  const [row] = await selectTypes(typesOf(c), readerOf(c.get("principal")), eq(connectionTypes.id, id));
+  const [row] = await selectTypes(typesOf(c), readerOf(c.get("principal")), { id });
   if (!row) throw notFound("Connection type");
   return row;
 }
@@ -116,17 +118,13 @@ async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, change
   let updated: ConnectionTypeRow | undefined;
   let accountIds: string[] = [];
   try {
-    const update = directory
-      .update(connectionTypes)
-      .set(values)
-      .where(and(eq(connectionTypes.id, current.id), ifMatchGuard(c, connectionTypes.revision, current.revision)))
-      .returning();
+    const bound = { ...values, id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null };
     if (copied) {
-      const [rows, listed] = await directory.batch([update, selectTypeAccounts(directory, current.id)]);
+      const [rows, listed] = await directory.batch([inBatch(updateTypeRow(directory), bound), selectTypeAccounts(directory, current.id)]);
       updated = rows[0];
       accountIds = listed.map((a) => a.accountId);
     } else {
-      updated = await update.get();
+      updated = await updateTypeRow(directory).get(bound);
     }
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(changes.name);
@@ -138,6 +136,22 @@ async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, change
   return c.json(toConnectionType(updated), 200);
 }
 
+// The writes of a type, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every request.
+const insertTypeRow = compiled((db) => db.insert(connectionTypes).values(placeholders(...TYPE_COLUMNS)));
+const updateTypeRow = compiled((db) =>
+  db
+    .update(connectionTypes)
+    .set(placeholders(...TYPE_COLUMNS.filter((column) => column !== "id" && column !== "createdByUserId" && column !== "createdDate")))
+    .where(and(eq(connectionTypes.id, sql.placeholder("id")), ifMatchPlaceholder(connectionTypes.revision)))
+    .returning(),
+);
+const deleteTypeRow = compiled((db) =>
+  db
+    .delete(connectionTypes)
+    .where(and(eq(connectionTypes.id, sql.placeholder("id")), ifMatchPlaceholder(connectionTypes.revision)))
+    .returning({ id: connectionTypes.id }),
+);
+
 const missedWrite = (c: Context<AppEnv>) =>
   ifMatchOf(c)
     ? new ApiError("PRECONDITION_FAILED", "The connection type was changed concurrently; reload it and retry")
@@ -145,12 +159,7 @@ const missedWrite = (c: Context<AppEnv>) =>
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const { name, enabled } = c.req.valid("query");
-  const rows = await selectTypes(
-    typesOf(c),
-    readerOf(c.get("principal")),
-    name === undefined ? undefined : eq(connectionTypes.name, name),
-    enabled === undefined ? undefined : eq(connectionTypes.enabled, enabled),
-  );
+  const rows = await selectTypes(typesOf(c), readerOf(c.get("principal")), { name, enabled });
   return c.json({ content: rows.map(toConnectionType) }, 200);
 };
 
@@ -158,7 +167,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const row = { id: crypto.randomUUID(), revision: newRevision(), ...typeColumns(c.req.valid("json")), ...auditForCreate(c.get("principal")) };
   c.get("audit").record({ accountId: null, action: "connection-type.create", target: typeTarget(row) });
   try {
-    await c.get("directory").insert(connectionTypes).values(row);
+    await insertTypeRow(c.get("directory")).run(row);
   } catch (err) {
     if (isConstraintError(err, "UNIQUE")) throw nameTaken(row.name);
     throw err;
@@ -220,10 +229,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
         throw new UsedOnAShard();
       }
       c.get("audit").recordIf(ROW_CHANGED, { accountId: null, action: "connection-type.delete", target: typeTarget(current) });
-      const deleted = await directory
-        .delete(connectionTypes)
-        .where(and(eq(connectionTypes.id, current.id), ifMatchGuard(c, connectionTypes.revision, current.revision)))
-        .returning({ id: connectionTypes.id });
+      const deleted = await deleteTypeRow(directory).all({ id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
       if (deleted.length === 0) {
         await restoreTypeCopies(c, current.id);
         throw missedWrite(c);
@@ -253,13 +259,28 @@ class UsedOnAShard extends Error {}
 export const getAccounts: AppRouteHandler<typeof routes.getAccounts> = async (c) => {
   const db = c.get("directory");
   const { id } = c.req.valid("param");
-  const [type, rows] = await db.batch([
-    db.select({ id: connectionTypes.id }).from(connectionTypes).where(eq(connectionTypes.id, id)),
-    db.select({ accountId: connectionTypeAccounts.accountId }).from(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)).orderBy(connectionTypeAccounts.accountId),
-  ]);
+  const [type, rows] = await db.batch([inBatch(typeNamed(db), { id }), selectTypeAccounts(db, id)]);
   if (type.length === 0) throw notFound("Connection type");
   return c.json(rows.map((r) => r.accountId), 200);
 };
+
+// The statements of the two routes of a type's accounts, compiled once per isolate (db/compiled.ts).
+const typeNamed = compiled((db) => db.select({ id: connectionTypes.id, name: connectionTypes.name }).from(connectionTypes).where(eq(connectionTypes.id, sql.placeholder("id"))));
+const accountsListed = compiled((db) => db.select({ id: accounts.id }).from(accounts).where(inJsonList(accounts.id, sql.placeholder("accountIdsJson"))));
+const unlistAccounts = compiled((db) => db.delete(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, sql.placeholder("id"))));
+// One statement, two bound values, however many accounts (D1 allows 100 values per statement). An
+// account deleted meanwhile has no id to insert: NOT NULL fails the batch (the list has no foreign key to accounts).
+const listAccounts = compiled((db) =>
+  db
+    .insert(connectionTypeAccounts)
+    .select(sql`SELECT ${sql.placeholder("id")}, (SELECT accounts.id FROM accounts WHERE accounts.id = json_each.value) FROM json_each(${sql.placeholder("accountIdsJson")})`),
+);
+// A new revision: connection writes checked against the old account list are refused (db/connections.ts).
+const revisedType = (db: Database) =>
+  db.update(connectionTypes).set(placeholders("revision", "lastModifiedByUserId", "lastModifiedDate")).where(eq(connectionTypes.id, sql.placeholder("id")));
+const reviseType = compiled(revisedType);
+// Over several databases, the type's row as written, for its copies.
+const reviseTypeReturning = compiled((db) => revisedType(db).returning());
 
 /**
  * Replaces the type's list of accounts in the directory (with a new revision of the type), then,
@@ -269,11 +290,12 @@ export const putAccounts: AppRouteHandler<typeof routes.putAccounts> = async (c)
   const db = c.get("directory");
   const { id } = c.req.valid("param");
   const accountIds = [...c.req.valid("json")].sort();
+  const accountIdsJson = JSON.stringify(accountIds);
   const [type, known, before] = await db.batch([
-    db.select({ id: connectionTypes.id, name: connectionTypes.name }).from(connectionTypes).where(eq(connectionTypes.id, id)),
-    db.select({ id: accounts.id }).from(accounts).where(inJsonList(accounts.id, accountIds)),
+    inBatch(typeNamed(db), { id }),
+    inBatch(accountsListed(db), { accountIdsJson }),
     // The list being replaced, for the audit event (same round trip).
-    db.select({ accountId: connectionTypeAccounts.accountId }).from(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)).orderBy(connectionTypeAccounts.accountId),
+    selectTypeAccounts(db, id),
   ]);
   if (type.length === 0) throw notFound("Connection type");
   const found = new Set(known.map((a) => a.id));
@@ -287,17 +309,13 @@ export const putAccounts: AppRouteHandler<typeof routes.putAccounts> = async (c)
     target: typeTarget(type[0]!),
     changes: diffMembers({ accounts: before.map((r) => r.accountId) }, { accounts: accountIds }),
   });
-  // A new revision: connection writes checked against the old account list are refused (db/connections.ts).
-  const revised = db.update(connectionTypes).set({ revision: newRevision(), ...auditForUpdate(c.get("principal")) }).where(eq(connectionTypes.id, id));
+  const revision = { id, revision: newRevision(), ...auditForUpdate(c.get("principal")) };
   let written: ConnectionTypeRow | undefined;
   try {
     const [, , rows] = await db.batch([
-      db.delete(connectionTypeAccounts).where(eq(connectionTypeAccounts.typeId, id)),
-      // One statement, two bound values, however many accounts (D1 allows 100 values per statement). An
-      // account deleted meanwhile has no id to insert: NOT NULL fails the batch (the list has no foreign key to accounts).
-      db.insert(connectionTypeAccounts).select(sql`SELECT ${id}, (SELECT accounts.id FROM accounts WHERE accounts.id = json_each.value) FROM json_each(${JSON.stringify(accountIds)})`),
-      // Over several databases, the type's row as written, for its copies.
-      copyHolders(c).length > 0 ? revised.returning() : revised,
+      inBatch(unlistAccounts(db), { id }),
+      inBatch(listAccounts(db), { id, accountIdsJson }),
+      copyHolders(c).length > 0 ? inBatch(reviseTypeReturning(db), revision) : inBatch(reviseType(db), revision),
     ]);
     written = Array.isArray(rows) ? (rows[0] as ConnectionTypeRow | undefined) : undefined;
   } catch (err) {

@@ -2,7 +2,7 @@ import { eq, sql, type Placeholder } from "drizzle-orm";
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
 import type { Database } from "../../db/client";
-import { compiled } from "../../db/compiled";
+import { compiled, inBatch, placeholders } from "../../db/compiled";
 import { consumptionOf } from "../../db/quota";
 import { accounts, quotaLimits, quotas } from "../../db/schema";
 import { inScope, placedForWrite, scopeOf } from "../../db/scope";
@@ -69,17 +69,7 @@ export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
   await placedForWrite(c, body.accountId);
   const db = c.get("db");
   const principal = c.get("principal");
-  const existing = await db
-    .select({
-      id: accounts.id,
-      quotaRevision: quotas.revision,
-      // The limits being replaced, for the audit event's changes (same query: no round trip of its own).
-      limits: sql<string>`(SELECT json_group_array(json_object('type', type, 'limit', limit_value)) FROM (SELECT type, limit_value FROM quota_limits WHERE account_id = ${accounts.id} ORDER BY type))`,
-    })
-    .from(accounts)
-    .leftJoin(quotas, eq(quotas.accountId, accounts.id))
-    .where(eq(accounts.id, body.accountId))
-    .get();
+  const existing = await accountWithQuota(db).get({ accountId: body.accountId });
   if (!existing) throw notFound("Account");
   if (existing.quotaRevision) checkIfMatch(c, existing.quotaRevision);
   const audit = auditForCreate(principal);
@@ -92,14 +82,13 @@ export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
     changes: existing.quotaRevision ? diffMembers({ quotas: JSON.parse(existing.limits) }, { quotas: byType(body.quotas.map((q) => ({ type: q.type, limit: q.limit }))) }) : undefined,
   });
   // The batch's last statement reads the quota as the batch left it: no second round trip.
+  const { accountId } = body;
+  const limits = JSON.stringify(body.quotas.map((q) => ({ type: q.type, limit: q.limit })));
   const [, , , written] = await db.batch([
-    db
-      .insert(quotas)
-      .values({ accountId: body.accountId, revision, ...audit })
-      .onConflictDoUpdate({ target: quotas.accountId, set: { revision, ...auditForUpdate(principal) } }),
-    db.delete(quotaLimits).where(eq(quotaLimits.accountId, body.accountId)),
-    db.insert(quotaLimits).values(body.quotas.map((q) => ({ accountId: body.accountId, type: q.type, limitValue: q.limit }))),
-    selectQuota(db, body.accountId),
+    inBatch(upsertQuota(db), { accountId, revision, ...audit, updatedDate: auditForUpdate(principal).lastModifiedDate }),
+    inBatch(deleteLimits(db), { accountId }),
+    inBatch(insertLimits(db), { accountId, limits }),
+    inBatch(quotaOfAccount(db), { accountId }),
   ]);
   const quota = toQuota(written[0]);
   c.header("ETag", etagOf(quota.revision));
@@ -108,13 +97,46 @@ export const upsert: AppRouteHandler<typeof routes.upsert> = async (c) => {
   return c.json(quota.body, 201);
 };
 
+// The statements of PUT /api/quota and DELETE /api/quota/{accountId}, compiled once per isolate (db/compiled.ts).
+const accountWithQuota = compiled((db) =>
+  db
+    .select({
+      id: accounts.id,
+      quotaRevision: quotas.revision,
+      // The limits being replaced, for the audit event's changes (same query: no round trip of its own).
+      limits: sql<string>`(SELECT json_group_array(json_object('type', type, 'limit', limit_value)) FROM (SELECT type, limit_value FROM quota_limits WHERE account_id = ${accounts.id} ORDER BY type))`,
+    })
+    .from(accounts)
+    .leftJoin(quotas, eq(quotas.accountId, accounts.id))
+    .where(eq(accounts.id, sql.placeholder("accountId"))),
+);
+const upsertQuota = compiled((db) =>
+  db
+    .insert(quotas)
+    .values(placeholders("accountId", "revision", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate"))
+    .onConflictDoUpdate({
+      target: quotas.accountId,
+      // An update's own time (the insert's audit names the same user).
+      set: { revision: sql.placeholder("revision"), lastModifiedByUserId: sql.placeholder("lastModifiedByUserId"), lastModifiedDate: sql.placeholder("updatedDate") } as never,
+    }),
+);
+const deleteLimits = compiled((db) => db.delete(quotaLimits).where(eq(quotaLimits.accountId, sql.placeholder("accountId"))));
+// Every line in one statement, its list one JSON value (the SQL text never depends on its length).
+const insertLimits = compiled((db) =>
+  db
+    .insert(quotaLimits)
+    .select(sql`SELECT ${sql.placeholder("accountId")}, json_extract(value, '$.type'), json_extract(value, '$.limit') FROM json_each(${sql.placeholder("limits")})`),
+);
+const quotaRevision = compiled((db) => db.select({ revision: quotas.revision }).from(quotas).where(eq(quotas.accountId, sql.placeholder("accountId"))));
+const deleteQuota = compiled((db) => db.delete(quotas).where(eq(quotas.accountId, sql.placeholder("accountId"))));
+
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { accountId } = c.req.valid("param");
   const db = c.get("db");
-  const current = await db.select({ revision: quotas.revision }).from(quotas).where(eq(quotas.accountId, accountId)).get();
+  const current = await quotaRevision(db).get({ accountId });
   if (!current) throw notFound("Quota");
   checkIfMatch(c, current.revision);
   c.get("audit").recordIf(ROW_CHANGED, { accountId, action: "quota.delete", target: { type: "quota", id: accountId, name: null } });
-  await db.batch([db.delete(quotaLimits).where(eq(quotaLimits.accountId, accountId)), db.delete(quotas).where(eq(quotas.accountId, accountId))]);
+  await db.batch([inBatch(deleteLimits(db), { accountId }), inBatch(deleteQuota(db), { accountId })]);
   return c.body(null, 204);
 };
