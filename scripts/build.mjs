@@ -72,6 +72,22 @@ const STAND_INS = {
     expect: /^export default function largeObject\(sql, oid, mode/m,
     contents: `export default function largeObject() { throw new Error("postgres.js's sql.largeObject is not in the deploy build (scripts/build.mjs)"); }`,
   },
+  // Hono's default router tries RegExpRouter on an app's first request, then TrieRouter when
+  // RegExpRouter refuses a path (SmartRouter). It refuses this API's (a static segment beside a
+  // parameter: /api/folders/tree and /api/folders/{id}), so every app routes with TrieRouter: the
+  // stand-in makes it at once, without RegExpRouter and SmartRouter (2 KiB gzip) and the failed
+  // attempt each app's first request made. test/unit/router.test.ts checks SmartRouter's choice.
+  "hono/dist/hono.js": {
+    expect: /this\.router = options\.router \?\? new SmartRouter\(\{ routers: \[new RegExpRouter\(\), new TrieRouter\(\)\] \}\);/,
+    contents: `import { HonoBase } from "./hono-base.js";
+import { TrieRouter } from "./router/trie-router/router.js";
+export class Hono extends HonoBase {
+  constructor(options = {}) {
+    super(options);
+    this.router = options.router ?? new TrieRouter();
+  }
+}`,
+  },
   // Drizzle's SQL builder asks of every chunk whether it is a PostgreSQL enum (`isPgEnum`), and its
   // module brings PostgreSQL's column classes; the question needs none of them: the same function.
   "drizzle-orm/pg-core/columns/enum.js": {
