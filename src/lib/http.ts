@@ -40,6 +40,11 @@ export function ifMatchGuard(c: Context<AppEnv>, revisionColumn: SQLiteColumn, c
   return ifMatchOf(c) ? eq(revisionColumn, checkedRevision) : undefined;
 }
 
+/** ifMatchGuard for a compiled write: the value of its `ifMatch` placeholder (db/compiled.ts ifMatchPlaceholder), null for none. */
+export function ifMatchValue(c: Context<AppEnv>, checkedRevision: string): string | null {
+  return ifMatchOf(c) ? checkedRevision : null;
+}
+
 /** The revisions whose ETags are among `tags` (entity tags as sent, quotes included, `W/` removed if weak comparison applies). */
 export function revisionsNamedBy(tags: readonly string[]): string[] {
   return tags.filter((tag) => tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"')).map((tag) => tag.slice(1, -1));

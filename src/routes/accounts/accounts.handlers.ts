@@ -16,7 +16,7 @@ import { deleteAccountFromTypeCopies } from "../../db/shards/directory-copies";
 import { shardOfRow } from "../../db/shards/config";
 import { refuseBesideWrapper } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import type { AccountCreate, AccountWrite } from "./accounts.schemas";
@@ -191,7 +191,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     target: { type: "account", id, name: body.name },
     changes: accountChanges(c, current, { ...current, ...changes }),
   });
-  const values = { ...changes, id, ifMatch: ifMatchOf(c) ? current.revision : null };
+  const values = { ...changes, id, ifMatch: ifMatchValue(c, current.revision) };
   let updated;
   try {
     // With If-Match, a concurrent update makes this one miss (412); without it the last writer wins.

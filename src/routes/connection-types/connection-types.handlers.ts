@@ -11,7 +11,7 @@ import { storageTypeOf, typeParametersOf } from "../../domain/connectors/built-i
 import type { TypeParameter } from "../../domain/connectors/connection-parameters";
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision, ifMatchValue } from "../../lib/http";
 import { underReadRevision } from "../../lib/merge-patch-route";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
@@ -118,7 +118,7 @@ async function updateType(c: Context<AppEnv>, current: ConnectionTypeRow, change
   let updated: ConnectionTypeRow | undefined;
   let accountIds: string[] = [];
   try {
-    const bound = { ...values, id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null };
+    const bound = { ...values, id: current.id, ifMatch: ifMatchValue(c, current.revision) };
     if (copied) {
       const [rows, listed] = await directory.batch([inBatch(updateTypeRow(directory), bound), selectTypeAccounts(directory, current.id)]);
       updated = rows[0];
@@ -229,7 +229,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
         throw new UsedOnAShard();
       }
       c.get("audit").recordIf(ROW_CHANGED, { accountId: null, action: "connection-type.delete", target: typeTarget(current) });
-      const deleted = await deleteTypeRow(directory).all({ id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
+      const deleted = await deleteTypeRow(directory).all({ id: current.id, ifMatch: ifMatchValue(c, current.revision) });
       if (deleted.length === 0) {
         await restoreTypeCopies(c, current.id);
         throw missedWrite(c);

@@ -24,7 +24,7 @@ import { connections, connectionTypes } from "../../db/schema";
 import { placedForWrite } from "../../db/scope";
 import type { UserPrincipal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { assertSameId, ifMatchOf, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ownLocation } from "../../lib/http";
+import { assertSameId, ifMatchOf, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ownLocation, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import {
@@ -144,7 +144,7 @@ async function writeConnection(c: Context<AppEnv>, id: string, body: ConnectionW
   const audit = auditForUpdate(principal);
   const changes = { name: body.name, connectionTypeId: type.id, parameters, disabled: body.disabled, folderId: checked.folderId, revision: newRevision(), ...audit };
   const write = existing
-    ? inBatch(updateConnection(db), { ...changes, accountId, id, ifMatch: ifMatchOf(c) ? existing.revision : null })
+    ? inBatch(updateConnection(db), { ...changes, accountId, id, ifMatch: ifMatchValue(c, existing.revision) })
     : inBatch(insertConnection(db), { id, accountId, creatingUserName: principal.name, createdByUserId: principal.id, createdDate: audit.lastModifiedDate, ...changes });
   c.get("audit").recordIf(rowHasRevision("connections", id, changes.revision), {
     accountId,

@@ -9,7 +9,7 @@ import { accountForList, accountIdOf, compiledPerScope, placedForWrite, scopeOf,
 import type { Principal } from "../../domain/principal";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, keysetPlan, locationOf, newRevision, perPageShape } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPlan, locationOf, newRevision, perPageShape, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { aliased } from "../../lib/aliases";
 import { mergePatchHandler } from "../../lib/merge-patch-route";
@@ -145,7 +145,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   });
   let updated;
   try {
-    updated = await updateGroup(db).get({ ...changes, id, ifMatch: ifMatchOf(c) ? current.revision : null });
+    updated = await updateGroup(db).get({ ...changes, id, ifMatch: ifMatchValue(c, current.revision) });
   } catch (err) {
     mapWriteError(err, body.name);
   }

@@ -25,7 +25,7 @@ import type { UserPrincipal } from "../../domain/principal";
 import { materializedViewQuery, SqlGenerationError } from "../../domain/sql";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, locationOf, newRevision, patchChanges } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, patchChanges, ifMatchValue } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { definitionProblem, dialectOf, namesOfDefinition, sqlDefinition, sqlSourceOf, tableOf, toView } from "./materialized-views.model";
 import type * as routes from "./materialized-views.routes";
@@ -206,7 +206,7 @@ export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
     target: viewTarget({ ...current, ...replacement }),
     changes: diffMembers(toView(current), toView({ ...current, ...replacement })),
   });
-  const update = inBatch(replaceView(db), { ...storedValues(replacement), id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
+  const update = inBatch(replaceView(db), { ...storedValues(replacement), id: current.id, ifMatch: ifMatchValue(c, current.revision) });
   let updated: MaterializedViewRow[] = [];
   try {
     // The guard first: a target connection deleted meanwhile is its refusal, not the foreign key's.

@@ -21,7 +21,7 @@ import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/co
 import { checkExpressionTree, namesIn, parseExpression, type ExpressionLevel } from "../../domain/expression";
 import { validationResult } from "./expressions";
 import { ApiError, isConstraintError, notFound } from "../../lib/errors";
-import { auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, keysetPlan, newRevision, perPageShape, type PageRequest } from "../../lib/http";
+import { auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, newRevision, perPageShape, type PageRequest, ifMatchValue } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 
 /** Operations that fields and custom metrics share: find one, show/hide it, delete it. */
@@ -77,7 +77,7 @@ export async function setItemVisibility(c: Context<AppEnv>, sourceId: string, na
     revision: newRevision(),
     ...auditForUpdate(c.get("principal")),
     id: item.id,
-    ifMatch: ifMatchOf(c) ? item.revision : null,
+    ifMatch: ifMatchValue(c, item.revision),
   });
   if (!updated) throw new ApiError("PRECONDITION_FAILED", `The ${NOUN[kind].toLowerCase()} was changed concurrently; reload it and retry`);
   c.header("ETag", etagOf(updated.revision));

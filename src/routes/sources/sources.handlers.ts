@@ -16,7 +16,7 @@ import { constantAnswer } from "../../lib/constant-answer";
 import type { UserPrincipal } from "../../domain/principal";
 import { aliased } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, keysetPlan, locationOf, newRevision, patchChanges, perPageShape } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, locationOf, newRevision, patchChanges, perPageShape, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import type { Context } from "hono";
@@ -270,7 +270,7 @@ async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Parti
     changes: diffMembers(toSource(source), toSource({ ...source, ...changes })),
   });
   const update = compiledUpdate
-    ? inBatch(compiledUpdate(db), { ...changes, id: source.id, ifMatch: ifMatchOf(c) ? source.revision : null })
+    ? inBatch(compiledUpdate(db), { ...changes, id: source.id, ifMatch: ifMatchValue(c, source.revision) })
     : db
         .update(sources)
         .set(changes)

@@ -8,7 +8,7 @@ import { boundAsGiven, compiled, compiledByKey, ifMatchPlaceholder, inBatch, pla
 import { accounts, trustedAccessClients } from "../../db/schema";
 import { digestOf, nowInSeconds, randomSecret, TOKEN_ENDPOINT_AUTH_METHOD } from "../../domain/trusted-access";
 import { ApiError, duplicated, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, ifMatchOf, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./clients.routes";
 
@@ -166,7 +166,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     ...changes,
     accountIdsJson: accountIds && JSON.stringify(accountIds),
     clientId: id,
-    ifMatch: ifMatchOf(c) ? current.revision : null,
+    ifMatch: ifMatchValue(c, current.revision),
   };
   let results;
   try {
@@ -245,7 +245,7 @@ export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (
     revision: newRevision(),
     ...auditForUpdate(c.get("principal")),
   };
-  const values = { ...changes, clientId: id, ifMatch: ifMatchOf(c) ? current.revision : null, graceEnd: nowInSeconds() + body.grace_period_seconds };
+  const values = { ...changes, clientId: id, ifMatch: ifMatchValue(c, current.revision), graceEnd: nowInSeconds() + body.grace_period_seconds };
   c.get("audit").recordIf(rowHasRevision("trusted_access_clients", id, changes.revision, "client_id"), {
     accountId: null,
     action: "client.rotate-secret",

@@ -18,7 +18,7 @@ import { ApiError, duplicated, invalid, isConstraintError, notFound, raisedBy, U
 import { aliased } from "../../lib/aliases";
 import { mergePatchHandler } from "../../lib/merge-patch-route";
 import { assertMayGrant } from "../../lib/grants";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, keysetPlan, locationOf, newRevision, perPageShape } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPlan, locationOf, newRevision, perPageShape, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import { groupsByName, requireGroupsNamed, selectGroupsNamed } from "../groups/groups.lookup";
@@ -195,7 +195,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     ...auditForUpdate(principal),
   };
   // Group links are replaced only if the guarded update won (wonUpdate): its new revision is unique to this write.
-  const values = { ...changes, id, ifMatch: ifMatchOf(c) ? current.revision : null, accountId: current.accountId, groupIds: JSON.stringify(groupRows.map((g) => g.id)) };
+  const values = { ...changes, id, ifMatch: ifMatchValue(c, current.revision), accountId: current.accountId, groupIds: JSON.stringify(groupRows.map((g) => g.id)) };
   const after = toUser({ ...current, ...changes, groups: JSON.stringify(sortedGroups(groupRows)) });
   // A new name is claimed in the directory (db/shards/user-names.ts), and must not outlive a write
   // that lost: a rename fails its whole batch when the guarded update missed; its old name goes after.

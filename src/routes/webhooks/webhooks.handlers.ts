@@ -14,7 +14,7 @@ import { webhookSecrets } from "../../domain/webhooks/secret";
 import { MAX_WEBHOOKS_PER_ACCOUNT, newSigningSecret, urlProblem } from "../../domain/webhooks/webhooks";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, invalid, isConstraintError, notFound } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchOf, locationOf, newRevision } from "../../lib/http";
+import { auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, locationOf, newRevision, ifMatchValue } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { deliveryMessage, enqueue } from "../../webhooks/enqueue";
 import { sendSigned } from "../../webhooks/post";
@@ -179,7 +179,7 @@ async function write(c: Context<AppEnv>, { row: current, where }: { row: Webhook
   const set = { ...changes, revision, ...auditForUpdate(c.get("principal")) };
   c.get("audit").recordIf(rowHasRevision("webhooks", current.id, revision), { accountId: current.accountId, action: audit.action, target: target({ ...current, ...set }), changes: audit.changes });
   const members = (Object.keys(set) as (keyof WebhookRow)[]).sort();
-  const [updated] = await webhookUpdate(where.db, members).all({ ...set, id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
+  const [updated] = await webhookUpdate(where.db, members).all({ ...set, id: current.id, ifMatch: ifMatchValue(c, current.revision) });
   if (!updated) throw missedWrite(c);
   return updated;
 }
@@ -220,7 +220,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   checkIfMatch(c, current.revision);
   c.get("audit").recordIf(rowGone("webhooks", current.id), { accountId: current.accountId, action: "webhook.delete", target: target(current) });
   // Its deliveries go with it (ON DELETE CASCADE).
-  const deleted = await deleteWebhook(where.db).all({ id: current.id, ifMatch: ifMatchOf(c) ? current.revision : null });
+  const deleted = await deleteWebhook(where.db).all({ id: current.id, ifMatch: ifMatchValue(c, current.revision) });
   if (deleted.length === 0) throw missedWrite(c);
   return c.body(null, 204);
 };
