@@ -42,8 +42,9 @@ await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to",
 const vars = [...SERVICE_VARS, ...varsFrom("PROFILE_VARS")].flatMap((v) => ["--var", v]);
 worker = startWrangler(
   ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--inspector-port", String(INSPECTOR), "--persist-to", work, "--show-interactive-dev-session=false", ...vars],
-  // Readable modules with their `// path` markers (scripts/build.mjs).
-  { stdio: ["ignore", "ignore", "ignore"], env: wranglerEnv({ BUILD_MINIFY: "false" }) },
+  // Readable modules with their `// path` markers (scripts/build.mjs); without the local
+  // observability collector, which a deployed Worker does not run (scripts/serve-worker.mjs).
+  { stdio: ["ignore", "ignore", "ignore"], env: wranglerEnv({ BUILD_MINIFY: "false", X_LOCAL_OBSERVABILITY: "false" }) },
 );
 await waitUntilUp();
 
