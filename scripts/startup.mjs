@@ -15,6 +15,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
+import { unstable_readConfig } from "wrangler";
 import { assertNode22, runWranglerQuietly } from "./wrangler.mjs";
 
 assertNode22();
@@ -38,6 +39,10 @@ console.log(`bundle: ${bundle}`);
 
 // ---- The same start-up, counted by the runtime's CPU time ----
 if (!existsSync("/proc/self/task")) process.exit(0);
+// The Miniflare wrangler itself runs (its own dependency), as `wrangler check startup` does; both
+// Workers under the service's compatibility date and flags (the floor's are the same).
+const { Miniflare, convertV4MiniflareOptions } = createRequire(createRequire(import.meta.url).resolve("wrangler"))("miniflare");
+const { compatibility_date: compatibilityDate, compatibility_flags: compatibilityFlags } = unstable_readConfig({ config: "wrangler.toml" });
 // wrangler check startup has just built dist/ as deployed (wrangler.toml [build]).
 const counted = {
   service: { entry: "index.js", modules: modulesOf("dist"), ms: [] },
@@ -57,14 +62,12 @@ function modulesOf(dir) {
 
 /** The runtime's CPU in ms to import a Worker's main module, in a runtime of its own. */
 async function startupCpuMs({ entry, modules }) {
-  // The Miniflare wrangler itself runs (its own dependency), as `wrangler check startup` does.
-  const { Miniflare, convertV4MiniflareOptions } = createRequire(createRequire(import.meta.url).resolve("wrangler"))("miniflare");
   const importer = `export default { async fetch(request) { if (new URL(request.url).pathname === "/import") await import(${JSON.stringify(entry)}); return new Response("ok"); } };`;
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       name: "startup",
-      compatibilityDate: "2026-10-20",
-      compatibilityFlags: ["nodejs_compat"],
+      compatibilityDate,
+      compatibilityFlags,
       modulesRoot: "/",
       modules: [{ type: "ESModule", path: "/__startup.js", contents: importer }, ...modules],
       handleStructuredLogs: () => {},
