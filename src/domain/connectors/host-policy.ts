@@ -17,9 +17,7 @@
  * private address (db.attacker.example -> 10.0.0.5, 127.0.0.1.nip.io) cannot be caught
  * here, because a Worker has no DNS lookup of its own before connect()/fetch().
  */
-import ipaddr from "ipaddr.js";
-
-type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
+import { embeddedIpv4, type IpAddress, isGlobalUnicastIpv6, parseIpv4, parseIpv6, rangeOf, sameAddress } from "./ip-address";
 
 /** `text` is the address's canonical spelling, as the runtime's URL parser writes it. */
 export type ParsedHost = { kind: "ip"; address: IpAddress; text: string } | { kind: "name"; name: string };
@@ -111,12 +109,14 @@ export function parseHost(raw: string): ParsedHost | undefined {
     const hostname = /^[0-9a-f:.]+$/.test(ipv6) ? urlHostname(`[${ipv6}]`) : undefined;
     if (hostname === undefined) return undefined;
     const canonical = hostname.slice(1, -1);
-    return { kind: "ip", address: ipaddr.IPv6.parse(canonical), text: canonical };
+    const address = parseIpv6(canonical);
+    return address && { kind: "ip", address, text: canonical };
   }
   if (!/^[a-z0-9._-]+$/.test(text)) return undefined;
   const hostname = urlHostname(text);
   if (hostname === undefined) return undefined;
-  if (ipaddr.IPv4.isValidFourPartDecimal(hostname)) return { kind: "ip", address: ipaddr.IPv4.parse(hostname), text: hostname };
+  const ipv4 = parseIpv4(hostname);
+  if (ipv4) return { kind: "ip", address: ipv4, text: hostname };
   const name = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
   if (name.length === 0 || name.length > 253) return undefined;
   const labels = name.split(".");
@@ -173,15 +173,8 @@ function localOnlyName(name: string): string | undefined {
   return suffix ? `a local-only name (.${suffix})` : undefined;
 }
 
-/** Same destination: an IPv4-mapped IPv6 address equals its IPv4 address. */
-function sameAddress(a: IpAddress, b: IpAddress): boolean {
-  const plain = (address: IpAddress) => (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address);
-  const [x, y] = [plain(a), plain(b)];
-  return x.kind() === y.kind() && x.toNormalizedString() === y.toNormalizedString();
-}
-
-// Why an address in one of ipaddr.js's special-purpose ranges may not be reached unlisted. A
-// range that ipaddr.js names and this table does not is refused all the same.
+// Why an address in one of the special-purpose ranges (ip-address.ts) may not be reached
+// unlisted. A range named there and not here is refused all the same.
 const IPV4_RANGES: Record<string, string> = {
   unspecified: "a 'this network' address",
   broadcast: "a reserved (broadcast) address",
@@ -206,33 +199,15 @@ const IPV6_RANGES: Record<string, string> = {
   reserved: "a documentation or reserved address",
 };
 
-const NAT64 = ipaddr.parseCIDR("64:ff9b::/96");
-const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
-
 /**
  * Why an address is not a public unicast address ("a loopback address", ...), or undefined
  * when it is one. IPv6 forms that carry an IPv4 address are judged by it.
  */
 export function specialAddressKind(address: IpAddress): string | undefined {
-  if (address.kind() === "ipv4") {
-    const range = address.range();
-    return range === "unicast" ? undefined : (IPV4_RANGES[range] ?? `a special-purpose address (${range})`);
-  }
-  const ipv6 = address as ipaddr.IPv6;
-  const inner = embeddedIpv4(ipv6);
+  const inner = embeddedIpv4(address);
   if (inner) return specialAddressKind(inner);
-  const range = ipv6.range();
-  if (range !== "unicast") return IPV6_RANGES[range] ?? `a special-purpose address (${range})`;
-  return ipv6.match(GLOBAL_UNICAST) ? undefined : "an address outside the global unicast range (2000::/3)";
-}
-
-/** The IPv4 address an IPv6 address stands for (mapped, compatible, NAT64, 6to4), if any. */
-function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
-  const words = address.parts;
-  const bytes = address.toByteArray();
-  if (address.isIPv4MappedAddress()) return address.toIPv4Address(); // ::ffff:a.b.c.d
-  const compatible = words.slice(0, 6).every((word) => word === 0) && !(words[6] === 0 && words[7] <= 1); // ::a.b.c.d, not :: or ::1
-  if (compatible || address.match(NAT64)) return new ipaddr.IPv4(bytes.slice(12, 16));
-  if (address.range() === "6to4") return new ipaddr.IPv4(bytes.slice(2, 6)); // 2002:aabb:ccdd::/48
-  return undefined;
+  const range = rangeOf(address);
+  const names = address.kind === "ipv4" ? IPV4_RANGES : IPV6_RANGES;
+  if (range !== "unicast") return names[range] ?? `a special-purpose address (${range})`;
+  return address.kind === "ipv4" || isGlobalUnicastIpv6(address) ? undefined : "an address outside the global unicast range (2000::/3)";
 }
