@@ -33,30 +33,30 @@ export async function mintToken(validitySeconds: number, nowMs: number): Promise
 // Written by every token a push issues: compiled once per isolate (db/compiled.ts).
 const insertTokenRow = compiled((db) => db.insert(accessTokens).values(placeholders("tokenHash", "tokenId", "userId", "accountId", "clientId", "expiresAt", "createdDate")));
 
+/** A minted token's columns, by the names of the placeholders of the inserts below. */
+export const tokenColumns = (token: MintedToken, nowMs: number) => ({
+  tokenHash: token.digest,
+  tokenId: token.tokenId,
+  expiresAt: token.expiresAt,
+  createdDate: new Date(nowMs).toISOString(),
+});
+
 /** The token of a user known by id (and account). Batchable. */
 export function insertToken(db: Database, token: MintedToken, owner: { userId: string; accountId: string; clientId: string }, nowMs: number) {
-  return inBatch(insertTokenRow(db), {
-    tokenHash: token.digest,
-    tokenId: token.tokenId,
-    userId: owner.userId,
-    accountId: owner.accountId,
-    clientId: owner.clientId,
-    expiresAt: token.expiresAt,
-    createdDate: new Date(nowMs).toISOString(),
-  });
+  return inBatch(insertTokenRow(db), { ...tokenColumns(token, nowMs), ...owner });
 }
 
 /**
- * The token of the user `u` (alias of users) that `condition` selects, inserted only if there is
- * one: the check and the write are one statement. Answers the token id when it was written.
+ * For a compiled query (db/compiled.ts): the token of the user `u` (alias of users) that `condition`
+ * selects, inserted only if there is one: the check and the write are one statement. Answers the
+ * token id when it was written. Its values: tokenColumns' placeholders, `clientId`, the condition's.
  */
-export function insertTokenWhere(db: Database, token: MintedToken, clientId: string, nowMs: number, condition: SQL) {
+export function insertTokenWhere(db: Database, condition: SQL) {
+  const value = (name: keyof ReturnType<typeof tokenColumns> | "clientId") => sql.placeholder(name);
   // Columns in the table's order: token_hash, token_id, user_id, account_id, client_id, expires_at, created_date.
   return db
     .insert(accessTokens)
-    .select(
-      sql`SELECT ${token.digest}, ${token.tokenId}, u.id, u.account_id, ${clientId}, ${token.expiresAt}, ${new Date(nowMs).toISOString()} FROM users u WHERE ${condition}`,
-    )
+    .select(sql`SELECT ${value("tokenHash")}, ${value("tokenId")}, u.id, u.account_id, ${value("clientId")}, ${value("expiresAt")}, ${value("createdDate")} FROM users u WHERE ${condition}`)
     .returning({ tokenId: accessTokens.tokenId });
 }
 

@@ -429,6 +429,38 @@ describe("trusted-access writes compiled once per isolate", () => {
     }
   });
 
+  it("pull tokens for several users of several accounts at once: each token is its user's, and each refusal its own", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const users = await Promise.all(accounts.map((a) => createUser(a.id)));
+    // One client serves every account, the other those listed (their batches check them differently).
+    const everywhere = await createClient();
+    const listed = await createClient({ account_ids: accounts.map((a) => a.id) });
+    const clientOf = (i: number) => (i % 2 ? listed : everywhere);
+    // Users 0 and 1 name their account (another template), 2 and 3 do not; each is refused once:
+    // a pull that names another user's account, and one for a name no user has.
+    const pulls = users.flatMap((user, i) => [
+      pullToken(clientOf(i).credentials, i < 2 ? { username: user.username, account: accounts[i]!.name } : { username: user.username }),
+      pullToken(clientOf(i).credentials, { username: user.username, account: accounts[(i + 1) % 4]!.name }, { "CF-Connecting-IP": `203.0.113.${140 + i}` }),
+      pullToken(clientOf(i).credentials, { username: unique(`nobody-${i}`) }, { "CF-Connecting-IP": `203.0.113.${150 + i}` }),
+    ]);
+    const answers = await Promise.all(pulls);
+    for (const [i, user] of users.entries()) {
+      const [issued, otherAccount, nobody] = answers.slice(3 * i, 3 * i + 3);
+      expect(issued!.status, issued!.text).toBe(200);
+      const me = await call("GET", "/api/user", { as: { bearer: issued!.json.access_token } });
+      expect(me.json, `user ${i}`).toMatchObject({ name: user.username });
+      expect(await allEverywhere("SELECT user_id AS u, account_id AS a, client_id AS c FROM access_tokens WHERE token_id = ?", issued!.json.token_id), `user ${i}`).toEqual([
+        { u: user.id, a: accounts[i]!.id, c: clientOf(i).clientId },
+      ]);
+      expect(otherAccount!.status, `user ${i}: ${otherAccount!.text}`).toBe(400);
+      expect(otherAccount!.json.error, `user ${i}`).toBe("invalid_grant");
+      expect(nobody!.status, `user ${i}: ${nobody!.text}`).toBe(400);
+      expect(nobody!.json.error_description, `user ${i}`).toContain("nobody-");
+    }
+    // One token per user, none for a refusal.
+    for (const [i, user] of users.entries()) expect(await allEverywhere("SELECT token_id AS t FROM access_tokens WHERE user_id = ?", user.id), `user ${i}`).toEqual([{ t: answers[3 * i]!.json.token_id }]);
+  });
+
   it("update several clients at once, each changing its own members", async () => {
     const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
     const created = await Promise.all(accounts.map((a) => createClient({ account_ids: [a.id], access_token_validity_seconds: 50 })));

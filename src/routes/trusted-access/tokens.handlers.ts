@@ -2,11 +2,11 @@ import type { Context } from "hono";
 import { and, eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { invalidateUser } from "../../auth/cache";
 import { clientStillTrusts, servedAmong, servedAsAuthenticated, type TrustedClient } from "../../auth/client";
-import { insertToken, insertTokenWhere, mintToken, revokeToken, sweepExpiredTokens, tokenKey, type MintedToken } from "../../db/access-tokens";
+import { insertToken, insertTokenWhere, mintToken, revokeToken, sweepExpiredTokens, tokenColumns, tokenKey, type MintedToken } from "../../db/access-tokens";
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
-import { compiled, inBatch, placeholders } from "../../db/compiled";
+import { compiled, compiledByKey, inBatch, placeholders } from "../../db/compiled";
 import { accessTokens, accounts, userAttributes, userGroups, users } from "../../db/schema";
 import { clientCheckedAfter, clientConfirmed, clientStub, clientStubIfMissing } from "../../db/shards/clients";
 import { claimUserName, freeStaleUserName, releaseUserName, userNameHolder } from "../../db/shards/user-names";
@@ -79,19 +79,9 @@ async function issue(c: Context<AppEnv>, username: string, place: () => Promise<
 
 const accountEnabled = (accountId: string | Placeholder) => sql`EXISTS (SELECT 1 FROM accounts WHERE id = ${accountId} AND disabled = 0)`;
 
-/** The client as a write's batch can check it: its row, in the same transaction, where the batch runs on the directory's database; otherwise as it authenticated. */
-const clientInBatch = (c: Context<AppEnv>, client: TrustedClient, accountId: SQL | string, nowMs: number) =>
-  clientCheckedAfter(c) ? servedAsAuthenticated(client, accountId) : clientStillTrusts(client, accountId, nowInSeconds(nowMs));
-
-/**
- * The shard's stub of the client, before a token names it (db/shards/clients.ts), if `onlyIf` (the
- * token's own condition) holds; none where the batch runs on the directory's database.
- */
-const stubIfNeeded = (c: Context<AppEnv>, db: Database, client: TrustedClient, nowMs: number, onlyIf?: SQL) => {
-  if (!clientCheckedAfter(c)) return [];
-  const at = new Date(nowMs).toISOString();
-  return [onlyIf ? clientStub(db, client.clientId, at, onlyIf) : clientStubIfMissing(db, client.clientId, at)];
-};
+/** The shard's stub of the client, before a push's token names it (db/shards/clients.ts); none where the batch runs on the directory's database. */
+const stubIfNeeded = (c: Context<AppEnv>, db: Database, client: TrustedClient, nowMs: number) =>
+  clientCheckedAfter(c) ? [clientStubIfMissing(db, client.clientId, new Date(nowMs).toISOString())] : [];
 
 /**
  * After a token was written on a shard other than the directory's database: the directory confirms
@@ -152,7 +142,7 @@ type ClientCheck = "stillTrusts" | "servesEveryAccount" | "servesListed";
 const clientCheckOf = (c: Context<AppEnv>, client: TrustedClient): ClientCheck =>
   !clientCheckedAfter(c) ? "stillTrusts" : client.accountIds === null ? "servesEveryAccount" : "servesListed";
 
-const clientChecked = (check: ClientCheck, accountId: Placeholder): SQL => {
+const clientChecked = (check: ClientCheck, accountId: Placeholder | SQL): SQL => {
   switch (check) {
     case "stillTrusts":
       return clientStillTrusts({ clientId: sql.placeholder("clientId"), presentedDigest: sql.placeholder("presentedDigest") }, accountId, sql.placeholder("nowSeconds"));
@@ -162,6 +152,14 @@ const clientChecked = (check: ClientCheck, accountId: Placeholder): SQL => {
       return servedAmong(sql.placeholder("servedAccountIdsJson"), accountId);
   }
 };
+
+/** The values of clientChecked's placeholders. */
+const clientCheckValues = (client: TrustedClient, nowMs: number) => ({
+  clientId: client.clientId,
+  presentedDigest: client.presentedDigest,
+  servedAccountIdsJson: JSON.stringify(client.accountIds),
+  nowSeconds: nowInSeconds(nowMs),
+});
 
 /** The push's guard: refuses the batch unless the client, the account and (an existing one) the user still allow it. */
 const pushGuardOf = (check: ClientCheck, existingUser: boolean) =>
@@ -232,14 +230,7 @@ async function pushOnce(c: Context<AppEnv>, client: TrustedClient, body: PushReq
     await writeAcross(c, {
       directory: (d) => (existing ? [] : [claimUserName(d, { name: body.username, userId, accountId })]),
       shard: (d) => [
-        inBatch(pushGuard[clientCheckOf(c, client)][existing ? "existingUser" : "newUser"](d), {
-          clientId: client.clientId,
-          presentedDigest: client.presentedDigest,
-          servedAccountIdsJson: JSON.stringify(client.accountIds),
-          nowSeconds: nowInSeconds(nowMs),
-          accountId,
-          userId,
-        }),
+        inBatch(pushGuard[clientCheckOf(c, client)][existing ? "existingUser" : "newUser"](d), { ...clientCheckValues(client, nowMs), accountId, userId }),
         ...userWrites(d, { userId, accountId, existing: existing !== null, client, at: new Date(nowMs).toISOString() }, body),
         // Groups given replace the memberships (json_each: one bound parameter however many groups).
         ...(groups ? [inBatch(unlinkGroups(d), { userId }), inBatch(linkGroups(d), { userId, accountId, groupIds: JSON.stringify(groups.map((g) => g.id)) })] : []),
@@ -358,7 +349,6 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
   const db = c.get("db");
   const nowMs = Date.now();
   const token = await mintToken(client.accessTokenValiditySeconds, nowMs);
-  const ofNamedAccount = body.account === undefined ? sql`` : sql`AND a.name = ${body.account}`;
   // Written only if the token was: its account is the user's, read from the token row.
   c.get("audit").recordIf(
     { sql: "EXISTS (SELECT 1 FROM access_tokens WHERE token_id = ?)", params: [token.tokenId] },
@@ -368,21 +358,20 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
       target: { type: "token", id: token.tokenId, name: body.username },
     },
   );
-  const issuable = and(
-    sql`u.name = ${body.username}`,
-    sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled = 0 ${ofNamedAccount})`,
-    clientInBatch(c, client, sql`u.account_id`, nowMs),
-  )!;
-  const stub = stubIfNeeded(c, db, client, nowMs, sql`EXISTS (SELECT 1 FROM users u WHERE ${issuable})`);
+  const shape: PullShape = { check: clientCheckOf(c, client), namesAccount: body.account !== undefined };
+  const values = {
+    ...tokenColumns(token, nowMs),
+    ...clientCheckValues(client, nowMs),
+    username: body.username,
+    account: body.account,
+    at: new Date(nowMs).toISOString(),
+  };
+  const stub = clientCheckedAfter(c) ? [inBatch(pullStub(db, shape), values)] : [];
   const results = await db.batch([
     ...stub,
-    insertTokenWhere(db, token, client.clientId, nowMs, issuable),
-    db
-      .select({ accountId: users.accountId, accountDisabled: accounts.disabled })
-      .from(users)
-      .innerJoin(accounts, eq(accounts.id, users.accountId))
-      .where(eq(users.name, body.username)),
-    selectAccountNamed(db, body.account ?? ""),
+    inBatch(pullToken(db, shape), values),
+    inBatch(userWithAccountByName(db), { name: body.username }),
+    inBatch(accountByName(db), { name: body.account ?? "" }),
     sweepExpiredTokens(db, nowMs),
   ] as unknown as Parameters<typeof db.batch>[0]);
   const [written, userRows, accountRows] = results.slice(stub.length) as [{ tokenId: string }[], { accountId: string; accountDisabled: boolean }[], { id: string; disabled: boolean }[]];
@@ -397,6 +386,34 @@ async function pullOnce(c: Context<AppEnv>, client: TrustedClient, body: PullReq
   // Everything the request depends on looks right: the client must have changed since it authenticated.
   return "conflict";
 }
+
+/*
+ * A pull's statements, compiled once per isolate as the push's are: one template per way the client
+ * is checked (clientCheckOf) and whether the request names the account.
+ */
+type PullShape = { check: ClientCheck; namesAccount: boolean };
+const pullShapeId = ({ check, namesAccount }: PullShape) => `${check} ${namesAccount}`;
+
+/** The user `u` the token is for: of that name, its account enabled (and the one named), served by the client. */
+const pullIssuable = ({ check, namesAccount }: PullShape): SQL =>
+  and(
+    sql`u.name = ${sql.placeholder("username")}`,
+    sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled = 0${namesAccount ? sql` AND a.name = ${sql.placeholder("account")}` : sql``})`,
+    clientChecked(check, sql`u.account_id`),
+  )!;
+const pullToken = compiledByKey((db, shape: PullShape) => insertTokenWhere(db, pullIssuable(shape)), pullShapeId);
+/** On a shard other than the directory's database: the client's stub, if the token will be written. */
+const pullStub = compiledByKey(
+  (db, shape: PullShape) => clientStub(db, sql.placeholder("clientId"), sql.placeholder("at"), sql`EXISTS (SELECT 1 FROM users u WHERE ${pullIssuable(shape)})`),
+  pullShapeId,
+);
+const userWithAccountByName = compiled((db) =>
+  db
+    .select({ accountId: users.accountId, accountDisabled: accounts.disabled })
+    .from(users)
+    .innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(eq(users.name, sql.placeholder("name"))),
+);
 
 /** Over several databases, the account a pull names when the user's shard does not hold it (null: no such account). */
 async function namedAccountInDirectory(c: Context<AppEnv>, name: string): Promise<{ id: string; disabled: boolean } | null> {
