@@ -33,7 +33,7 @@ export function parseIpv6(text: string): IpAddress | undefined {
   if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
   const groups = [...head, ...Array<string>(missing).fill("0"), ...tail];
   if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return undefined;
-  return { kind: "ipv6", bytes: groups.flatMap((group) => [Number.parseInt(group, 16) >> 8, Number.parseInt(group, 16) & 255]) };
+  return { kind: "ipv6", bytes: groups.map((group) => Number.parseInt(group, 16)).flatMap((word) => [word >> 8, word & 255]) };
 }
 
 /** "10.0.0.0/8" or "fe80::/10"; only for the constant tables below, so a typo throws at once. */
@@ -112,16 +112,17 @@ export function embeddedIpv4(address: IpAddress): IpAddress | undefined {
   if (address.kind !== "ipv6") return undefined;
   const { bytes } = address;
   const ipv4 = (from: number): IpAddress => ({ kind: "ipv4", bytes: bytes.slice(from, from + 4) });
-  if (rangeOf(address) === "ipv4Mapped") return ipv4(12); // ::ffff:a.b.c.d
+  const range = rangeOf(address);
+  if (range === "ipv4Mapped") return ipv4(12); // ::ffff:a.b.c.d
   const compatible = bytes.slice(0, 12).every((byte) => byte === 0) && !(bytes.slice(12, 15).every((byte) => byte === 0) && bytes[15] <= 1); // ::a.b.c.d, not :: or ::1
   if (compatible || inRange(address, NAT64)) return ipv4(12);
-  if (rangeOf(address) === "6to4") return ipv4(2); // 2002:aabb:ccdd::/48
+  if (range === "6to4") return ipv4(2); // 2002:aabb:ccdd::/48
   return undefined;
 }
 
 /** Same destination: an IPv4-mapped IPv6 address is its IPv4 address. */
 export function sameAddress(a: IpAddress, b: IpAddress): boolean {
-  const plain = (address: IpAddress) => (address.kind === "ipv6" && rangeOf(address) === "ipv4Mapped" ? embeddedIpv4(address)! : address);
+  const plain = (address: IpAddress) => (rangeOf(address) === "ipv4Mapped" ? embeddedIpv4(address)! : address);
   const [x, y] = [plain(a), plain(b)];
   return x.kind === y.kind && x.bytes.every((byte, i) => byte === y.bytes[i]);
 }
