@@ -10,7 +10,7 @@ export interface Sample {
   trips: RecordedTrip[];
   request: { path: string; body?: unknown };
 }
-export type PlanParam = { c: unknown } | { read: [number, number, number, string] } | { k: string } | { t: (string | { k: string })[] };
+export type PlanParam = { c: unknown } | { read: [number, number, number, string] } | { k: string } | { t: (string | { k: string } | { read: [number, number, number, string] })[] };
 export interface Plan {
   trips: { call: string; session?: string; statements: { sql: string; params: PlanParam[] }[] }[];
   tokens: Record<string, { input?: string; uuid?: true; iso?: true; ms?: true; bytes?: number; unique?: string }>;

@@ -11,7 +11,8 @@
 // - otherwise made by the floor per request, of the same shape: a UUID, the time now (ISO text or
 //   epoch ms), random bytes, or a unique word.
 // Inside text (a JSON body column) the differing words are found and replaced one by one, so a
-// name or id inside a document is substituted as it is in its own column. One value maps to one
+// name or id inside a document is substituted as it is in its own column, and a word read earlier
+// comes from the floor's own read. One value maps to one
 // replacement throughout a request, so an id made for a row is the same in every statement that names it.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,7 +62,7 @@ const sameShape = (a, b) =>
 /**
  * The floor's plan from two recorded requests: `{ trips, tokens, varies }`. A param is
  * `{ c: value }` (the same every time), `{ read: [t, s, r, key] }`, `{ k: token }` (a whole value made
- * per request), or `{ t: [text | { k: token }, ...] }` (text with words made per request); `tokens`
+ * per request), or `{ t: [text | { k: token } | { read }, ...] }` (text with words made per request or read); `tokens`
  * says how the floor makes each token: `{ input: location }`, `{ uuid }`, `{ iso }`, `{ ms }`,
  * `{ bytes: n }` or `{ unique: word }`.
  */
@@ -112,7 +113,9 @@ export function compilePlan(sampleA, sampleB) {
       wordsA.forEach((w, i) => {
         if (w[0] === wordsB[i][0]) return;
         text(w.index);
-        parts.push({ k: tokenFor(w[0], wordsB[i][0]) });
+        // A word read earlier (the revision inside a JSON If-Match list) is the floor's own read, as a whole value is.
+        const wordRead = readHolding(tripsA, tripsB, t, w[0], wordsB[i][0]);
+        parts.push(wordRead ? { read: wordRead } : { k: tokenFor(w[0], wordsB[i][0]) });
         at = w.index + w[0].length;
       });
     } else {

@@ -240,24 +240,34 @@ async function prepare(op, id, world) {
   const warm = () => (op.access === "trustedClient" ? Promise.resolve() : Promise.all(callers.map((caller) => harness.call("GET", "/api/user", { as: caller, unchecked: true }))));
   await warm();
 
-  const samples = [];
-  for (let i = 0; i < 2; i++) {
-    // Two objects when a PATCH has several: their ids differ, so the plan takes them from the path.
-    const req = request(isDelete ? targets.pop() : targets[op.method === "PATCH" ? i % targets.length : 0]);
-    const requestId = `bench-${id}-${i}`;
-    const res = await fetch(service + req.path, { method: req.method, headers: { ...req.headers, "X-Request-Id": requestId }, body: req.body, redirect: "manual" });
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${op.key} answered ${res.status}: ${text.slice(0, 200)}`);
-    const recorded = await fetch(`${service}/__bench/d1-statements/${requestId}`);
-    // A request that made no D1 call left no record.
-    const trips = recorded.ok ? await recorded.json() : (await recorded.arrayBuffer(), []);
-    const answer = { status: res.status, headers: Object.fromEntries(["content-type", "location"].filter((h) => res.headers.has(h)).map((h) => [h, res.headers.get(h)])), body: text };
-    samples.push({ trips, answer, request: { path: req.path, body: req.body ? JSON.parse(req.body) : undefined } });
-  }
-  const plan = { key: op.key, ...compilePlan(samples[0], samples[1]) };
-  // With no D1 work to replay (health, the document, the reference page, the root's redirect), the
-  // floor answers what the service answered: the simplest Worker that gives the same answer.
-  if (plan.trips.length === 0) plan.answer = samples[0].answer;
+  /** The floor's plan from two requests the service answered, recorded (a DELETE's consume their targets). */
+  const record = async (pick) => {
+    const samples = [];
+    for (let i = 0; i < 2; i++) {
+      const req = request(pick(i));
+      const requestId = `bench-${id}-${planIds++}`;
+      const res = await fetch(service + req.path, { method: req.method, headers: { ...req.headers, "X-Request-Id": requestId }, body: req.body, redirect: "manual" });
+      const text = await res.text();
+      if (res.status >= 400) throw new Error(`${op.key} answered ${res.status}: ${text.slice(0, 200)}`);
+      const recorded = await fetch(`${service}/__bench/d1-statements/${requestId}`);
+      // A request that made no D1 call left no record.
+      const trips = recorded.ok ? await recorded.json() : (await recorded.arrayBuffer(), []);
+      const answer = { status: res.status, headers: Object.fromEntries(["content-type", "location"].filter((h) => res.headers.has(h)).map((h) => [h, res.headers.get(h)])), body: text };
+      samples.push({ trips, answer, request: { path: req.path, body: req.body ? JSON.parse(req.body) : undefined } });
+    }
+    const plan = { key: op.key, ...compilePlan(samples[0], samples[1]) };
+    // With no D1 work to replay (health, the document, the reference page, the root's redirect), the
+    // floor answers what the service answered: the simplest Worker that gives the same answer.
+    if (plan.trips.length === 0) plan.answer = samples[0].answer;
+    return plan;
+  };
+  let planIds = 0;
+  // Two objects when a PATCH has several: their ids differ, so the plan takes them from the path.
+  const plan = await record((i) => (isDelete ? targets.pop() : targets[op.method === "PATCH" ? i % targets.length : 0]));
+  // A creation's rounds each run in a world of their own: so do the floor's, each round under a plan
+  // recorded in that round's world (one plan for all would put every floor creation in one account).
+  const plans = [plan];
+  if (isCreate) for (let r = 1; r < worlds.length; r++) plans.push(await record(() => targets[r]));
   // The service's requests: fresh bodies every time; a DELETE's come from round r's share of the pool.
   const pools = isDelete ? Array.from({ length: ROUNDS }, (_, r) => targets.slice(r * DELETE_POOL, (r + 1) * DELETE_POOL)) : undefined;
   const requests = (round) => {
@@ -276,7 +286,7 @@ async function prepare(op, id, world) {
     const t = targets[Math.min(round, targets.length - 1)];
     return op.method === "GET" ? (() => { const fixed = request(t); return () => fixed; })() : () => request(t);
   };
-  return { op, id, plan, requests, warm, trips: samples[0].trips.length, callers: callers.length };
+  return { op, id, plan, plans, requests, warm, trips: plan.trips.length, callers: callers.length };
 }
 
 // ---- 2. Both Workers at once: the service, and the floor on a copy of its D1 ----
@@ -288,7 +298,11 @@ start("scripts/bench-floor/wrangler.toml", PORT + 1, floorState);
 await waitUntilUp(floor, "/");
 serviceWorker = start("wrangler.toml", PORT, serviceState, SERVICE_VARS);
 await waitUntilUp(service, "/api/health");
-const registered = await fetch(`${floor}/__plans`, { method: "PUT", body: JSON.stringify(Object.fromEntries(rows.map((r) => [r.id, r.plan]))) });
+/** The id under which the floor holds a row's plan for a round (a creation has one per round). */
+function floorPlanId(row, round) {
+  return `${row.id}r${Math.min(round, row.plans.length - 1)}`;
+}
+const registered = await fetch(`${floor}/__plans`, { method: "PUT", body: JSON.stringify(Object.fromEntries(rows.flatMap((r) => r.plans.map((plan, round) => [floorPlanId(r, round), plan])))) });
 if (!registered.ok) throw new Error(`the floor refused the plans: ${registered.status}`);
 const domainWork = new Set(await (await fetch(`${floor}/__domain-work`)).json());
 // Both Workers just started: let them settle.
@@ -299,18 +313,18 @@ await measure(floor, () => ({ method: "GET", path: "/", headers: {} }), 1000);
 console.log(`Measuring ${rows.length} operations: ${ROUNDS} rounds of ${SLICE_MS / 1000} s on the service then on the floor, concurrency ${CONCURRENCY} ...`);
 for (const row of rows) {
   await row.warm();
-  const floorOf = (next) => () => {
+  const floorOf = (next, round) => () => {
     const req = next();
-    return req && { ...req, path: `/${row.id}${req.path}` };
+    return req && { ...req, path: `/${floorPlanId(row, round)}${req.path}` };
   };
   if (row.op.method !== "DELETE" && !countLimited(row.op)) {
     await measure(service, row.requests(0), undefined, WARM_UP);
-    await measure(floor, floorOf(row.requests(0)), undefined, WARM_UP);
+    await measure(floor, floorOf(row.requests(0), 0), undefined, WARM_UP);
   }
   row.rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
     const s = await measure(service, row.requests(r));
-    const f = await measure(floor, floorOf(row.requests(r)));
+    const f = await measure(floor, floorOf(row.requests(r), r));
     row.rounds.push({ s, f });
   }
   const med = (pick) => median(row.rounds.map(pick));

@@ -45,14 +45,12 @@ export default {
       return value;
     };
     const rows = [];
+    const readAt = ([t, s, r, key]) => rows[t]?.[s]?.[r]?.[key] ?? null;
     const param = (p) => {
       if ("c" in p) return bindable(p.c);
-      if (p.read) {
-        const [t, s, r, key] = p.read;
-        return rows[t]?.[s]?.[r]?.[key] ?? null;
-      }
+      if (p.read) return readAt(p.read);
       if (p.k !== undefined) return token(p.k);
-      return p.t.map((part) => (typeof part === "string" ? part : String(token(part.k)))).join("");
+      return p.t.map((part) => (typeof part === "string" ? part : String(part.read ? readAt(part.read) : token(part.k)))).join("");
     };
 
     if (plan.answer) return new Response(plan.answer.body, { status: plan.answer.status, headers: plan.answer.headers });

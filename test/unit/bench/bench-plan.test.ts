@@ -13,7 +13,10 @@ function update(n: number, id: string, revisionRead: string, revisionNew: string
         session: "first-primary",
         statements: [
           { sql: "insert into audit (id, at) values (?, ?)", params: [id, at] },
-          { sql: "update calendars set name = ?, body = ?, revision = ? where id = ? and revision = ?", params: [name, `{"name":"${name}","id":"${id}"}`, revisionNew, "cal-1", revisionRead] },
+          {
+            sql: "update calendars set name = ?, body = ?, revision = ? where id = ? and revision = ? and revision in (select value from json_each(?))",
+            params: [name, `{"name":"${name}","id":"${id}"}`, revisionNew, "cal-1", revisionRead, `["${revisionRead}"]`],
+          },
         ],
       },
     ],
@@ -38,6 +41,10 @@ describe("bench floor plans (scripts/bench-plan.mjs)", () => {
 
   it("takes a value the request read earlier from the floor's own read", () => {
     expect(write!.params[4]).toEqual({ read: [0, 0, 0, "1"] });
+  });
+
+  it("takes a word read earlier, inside text, from the floor's own read (a PATCH's If-Match list)", () => {
+    expect(write!.params[5]).toEqual({ t: ['["', { read: [0, 0, 0, "1"] }, '"]'] });
   });
 
   it("takes the request's own values from the request, and makes ids, times and tokens anew", () => {
