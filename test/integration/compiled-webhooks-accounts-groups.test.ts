@@ -146,6 +146,47 @@ describe("webhook reads and writes, compiled once per isolate", () => {
   });
 });
 
+describe("an account's creation, compiled once per isolate", () => {
+  it("creates each of many interleaved accounts with its own values and its own two built-in groups", async () => {
+    const bodies = Array.from({ length: 4 }, (_, i) => ({
+      name: unique(`Created ${i}`),
+      ...(i % 2 === 0 && { disabled: true }),
+      ...(i !== 3 && { replyToAddress: `reply-${i}@example.com`, senderDisplayName: `Sender ${i}` }),
+      attributes: i === 1 ? [] : [{ key: `k${i}`, value: `v${i}` }],
+    }));
+    const created = await Promise.all(bodies.map((body) => call("POST", "/api/accounts", { body })));
+    for (const [i, res] of created.entries()) {
+      expect(res.status, res.text).toBe(201);
+      expect(res.json, `account ${i}`).toMatchObject({ name: bodies[i]!.name, disabled: i % 2 === 0, replyToAddress: bodies[i]!.replyToAddress ?? null });
+      const id = res.json.id as string;
+      const rows = await allEverywhere("SELECT name, disabled, is_default, reply_to_address, sender_display_name, attributes, moving, revision FROM accounts WHERE id = ?", id);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row, `account ${i}`).toEqual({
+          name: bodies[i]!.name,
+          disabled: i % 2 === 0 ? 1 : 0,
+          is_default: 0,
+          reply_to_address: bodies[i]!.replyToAddress ?? null,
+          sender_display_name: bodies[i]!.senderDisplayName ?? null,
+          attributes: JSON.stringify(bodies[i]!.attributes.map((a) => ({ ...a, isSecured: false }))),
+          moving: 0,
+          revision: JSON.parse(res.headers.get("ETag")!),
+        });
+      }
+      const groups = await (await databaseOf(id)).prepare("SELECT name, privileges, built_in, account_id FROM groups WHERE account_id = ? ORDER BY name").bind(id).all();
+      expect(groups.results.map((g) => [g.name, JSON.parse(String(g.privileges)).length > 0, g.built_in]), `account ${i}`).toEqual([
+        ["Administrators", true, 1],
+        ["Users", false, 1],
+      ]);
+    }
+    // One name, two creations at once: one account.
+    const name = unique("Twice");
+    const twice = await Promise.all([call("POST", "/api/accounts", { body: { name } }), call("POST", "/api/accounts", { body: { name } })]);
+    expect(twice.map((res) => res.status).sort()).toEqual([201, 409]);
+    expect(await countEverywhere("SELECT count(*) AS n FROM groups WHERE account_id IN (SELECT id FROM accounts WHERE name = ?)", name)).toBe(2);
+  });
+});
+
 describe("an account's update, compiled once per isolate", () => {
   it("stores each of many interleaved PATCHes of different accounts with its own values, and revokes the tokens of those it disables only", async () => {
     // Over several databases, on each in turn: the shard's copy of an account is written apart from the directory's row.

@@ -238,13 +238,14 @@ export async function createAccountApart<T extends { id: string }>(accountId: st
 }
 
 /**
- * A new account on the database `binding` (DB on one database): new accounts alternate over the
- * shards, so a few are made, by `create` (through the API by default), until one lands there.
+ * A new account on the database `binding` (DB on one database): a new account goes to the least
+ * loaded shard, so a few are made, by `create` (through the API by default), until one lands there.
+ * Creations made at once earlier read the same load and may have landed together, hence the slack.
  */
 export function createAccountOn(binding: string): ReturnType<typeof createAccount>;
 export function createAccountOn<T extends { id: string }>(binding: string, create: () => Promise<T>): Promise<T>;
 export async function createAccountOn(binding: string, create: () => Promise<{ id: string }> = () => createAccount()) {
-  for (let attempt = 0; attempt <= databases().length; attempt++) {
+  for (let attempt = 0; attempt <= databases().length + 8; attempt++) {
     const account = await create();
     if ((await bindingOf(account.id)) === binding) return account;
   }

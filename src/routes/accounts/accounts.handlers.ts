@@ -113,6 +113,14 @@ function accountToCreate(body: AccountCreate): AccountWrite {
   return { ...topLevel, name: topLevel.name, disabled: topLevel.disabled ?? false, attributes: topLevel.attributes ?? [] };
 }
 
+// An account's creation, compiled once per isolate: its row (the directory's names the shard; a
+// shard's copy binds null) and each built-in group's.
+const AUDIT_COLUMNS = ["createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate"] as const;
+const insertAccount = compiled((db) =>
+  db.insert(accounts).values(placeholders("id", "revision", "name", "disabled", "replyToAddress", "senderDisplayName", "attributes", "shard", ...AUDIT_COLUMNS)),
+);
+const insertGroup = compiled((db) => db.insert(groups).values(placeholders("id", "revision", "accountId", "name", "description", "privileges", "builtIn", ...AUDIT_COLUMNS)));
+
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = accountToCreate(c.req.valid("json"));
   const audit = auditForCreate(c.get("principal"));
@@ -139,8 +147,8 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   try {
     // The directory's row names the shard; the shard's copy (the same row, on another database) does not.
     await writeAcross(c, {
-      directory: (d) => [d.insert(accounts).values({ ...values, shard })],
-      shard: (d) => [...(shardIsDirectory(c) ? [] : [d.insert(accounts).values(values)]), d.insert(groups).values(builtIn)],
+      directory: (d) => [inBatch(insertAccount(d), { ...values, shard })],
+      shard: (d) => [...(shardIsDirectory(c) ? [] : [inBatch(insertAccount(d), { ...values, shard: null })]), ...builtIn.map((g) => inBatch(insertGroup(d), g))],
       undo: (d) => [d.delete(accounts).where(eq(accounts.id, id))],
     });
   } catch (err) {
