@@ -8,7 +8,7 @@ import { loadSource, readableByEach, requireSource, selectSourceWithAccess } fro
 import { insertItems, inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
-import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
@@ -16,7 +16,7 @@ import { constantAnswer } from "../../lib/constant-answer";
 import type { UserPrincipal } from "../../domain/principal";
 import { aliased } from "../../lib/aliases";
 import { ApiError, duplicated, invalid, isConstraintError, type Problem } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, ifMatchGuard, keysetPlan, locationOf, newRevision, patchChanges, perPageShape, ifMatchValue } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, auditOut, checkIfMatch, etagOf, keysetPlan, locationOf, newRevision, patchChanges, perPageShape, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type { AppEnv } from "../../lib/types";
 import type { Context } from "hono";
@@ -225,7 +225,7 @@ export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
   const changes = { name: body.name, description: body.description ?? null, connectionId, features, enabled: body.enabled, revision: newRevision(), ...auditForUpdate(principal) };
   let updated: SourceRow;
   try {
-    updated = await writeSource(c, source, changes, guards, replaceSource);
+    updated = await writeSource(c, source, changes, guards);
   } catch (err) {
     // Another account's connection and a missing one get the same answer.
     if (refusedFor(err, "connection_missing")) throw invalid(connectionMember, "No connection with this id in the account");
@@ -238,7 +238,7 @@ export const replace: AppRouteHandler<typeof routes.replace> = async (c) => {
   return c.json(toSource(updated), 200);
 };
 
-// The PUT's statements, compiled once per isolate (db/compiled.ts): it sets every member of the source's own.
+// The PUT's and PATCH's statements, compiled once per isolate (db/compiled.ts).
 const refuseWhileFieldsUseFacetFiltering = compiled((db) =>
   refuseWhen(
     db,
@@ -247,20 +247,25 @@ const refuseWhileFieldsUseFacetFiltering = compiled((db) =>
     "facet_filtering_needs_text_search",
   ),
 );
-const replaceSource = compiled((db) =>
-  db
-    .update(sources)
-    .set(placeholders("name", "description", "connectionId", "features", "enabled", "revision", "lastModifiedByUserId", "lastModifiedDate"))
-    .where(and(eq(sources.id, sql.placeholder("id")), ifMatchPlaceholder(sources.revision)))
-    .returning(),
+/**
+ * A source's update, for each set of members it sets (sorted): the PUT's, and a PATCH's (name,
+ * description, enabled, each sent or not: eight), made when first needed.
+ */
+const sourceUpdate = compiledByKey(
+  (db, members: (keyof SourceRow)[]) =>
+    db
+      .update(sources)
+      .set(placeholders(...members))
+      .where(and(eq(sources.id, sql.placeholder("id")), ifMatchPlaceholder(sources.revision)))
+      .returning(),
+  (members) => members.join(),
 );
 
 /**
  * The update of a source after `guards`, in one batch, guarded by If-Match: a taken name is 409, a
- * lost race 412. `compiledUpdate`: the compiled statement that sets exactly the members of `changes`
- * (the PUT's); without it (PATCH, which sets the members sent) Drizzle builds the update.
+ * lost race 412. It sets exactly the members of `changes`.
  */
-async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Partial<SourceRow>, guards: BatchItem<"sqlite">[], compiledUpdate?: typeof replaceSource): Promise<SourceRow> {
+async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Partial<SourceRow>, guards: BatchItem<"sqlite">[]): Promise<SourceRow> {
   const db = c.get("db");
   // PATCH and PUT: the event rides on the update and is written only if it changed the row.
   c.get("audit").recordIf(ROW_CHANGED, {
@@ -269,13 +274,8 @@ async function writeSource(c: Context<AppEnv>, source: SourceRow, changes: Parti
     target: sourceTarget({ ...source, ...changes }),
     changes: diffMembers(toSource(source), toSource({ ...source, ...changes })),
   });
-  const update = compiledUpdate
-    ? inBatch(compiledUpdate(db), { ...changes, id: source.id, ifMatch: ifMatchValue(c, source.revision) })
-    : db
-        .update(sources)
-        .set(changes)
-        .where(and(eq(sources.id, source.id), ifMatchGuard(c, sources.revision, source.revision)))
-        .returning();
+  const members = (Object.keys(changes) as (keyof SourceRow)[]).sort();
+  const update = inBatch(sourceUpdate(db, members), { ...changes, id: source.id, ifMatch: ifMatchValue(c, source.revision) });
   let rows: SourceRow[];
   try {
     const statements: BatchItem<"sqlite">[] = [...guards, update];
@@ -388,18 +388,18 @@ export const putSecurity: AppRouteHandler<typeof routes.putSecurity> = async (c)
     target: sourceTarget(source),
     changes: diffMembers(securityOf(source), securityOf({ ...source, ...security })),
   });
-  const updated = await db
-    .update(sources)
-    .set({
-      ...security,
-      revision: newRevision(),
-      ...auditForUpdate(principal),
-    })
-    .where(eq(sources.id, source.id))
-    .returning()
-    .get();
+  const updated = await updateSecurity(db).get({ ...security, revision: newRevision(), ...auditForUpdate(principal), id: source.id });
   return c.json(securityOf(updated ?? source), 200);
 };
+
+// Compiled once per isolate (db/compiled.ts): Drizzle built the update on every request.
+const updateSecurity = compiled((db) =>
+  db
+    .update(sources)
+    .set(placeholders("fieldsSecurityEnabled", "customMetricsSecurityEnabled", "revision", "lastModifiedByUserId", "lastModifiedDate"))
+    .where(eq(sources.id, sql.placeholder("id")))
+    .returning(),
+);
 
 export const expressionSyntax: AppRouteHandler<typeof routes.expressionSyntax> = async (c) => {
   await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "READ");
