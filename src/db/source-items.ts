@@ -25,6 +25,15 @@ export function insertItems(db: Database, items: (typeof sourceItems.$inferInser
   return statements;
 }
 
+// Compiled once per isolate (db/compiled.ts): an import that replaces a source's items runs them.
+const deleteReferencesOfSource = compiled((db) => db.delete(sourceReferences).where(eq(sourceReferences.sourceId, sql.placeholder("sourceId"))));
+const deleteItemsOfSource = compiled((db) => db.delete(sourceItems).where(eq(sourceItems.sourceId, sql.placeholder("sourceId"))));
+
+/** The deletes of every item of a source: references first (they point at items), then the items. Batchable. */
+export function clearItemsOf(db: Database, sourceId: string) {
+  return [inBatch(deleteReferencesOfSource(db), { sourceId }), inBatch(deleteItemsOfSource(db), { sourceId })];
+}
+
 // The statements of a field's or metric's write (E1 and its siblings) are compiled once per isolate
 // (db/compiled.ts): building their SQL was a fifth of E1's CPU. Lists are one JSON parameter.
 const itemsByName = compiled((db) =>

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { postgresParameters } from "./connection-helpers";
 import { as, call, createAccount, createUser, databaseOf, unique, type CallResult } from "./helpers";
 import { sourcePath } from "./source-helpers";
 
-// The writes of sources compiled once per isolate (src/db/compiled.ts): interleaved
+// The writes of sources and of their import compiled once per isolate (src/db/compiled.ts): interleaved
 // requests of several accounts each write their own rows with their own values, in the round trips
 // they took before (test/integration/harness/round-trips.ts), and never reach another account's source.
 
@@ -124,5 +125,115 @@ describe("source writes compiled once per isolate", () => {
     );
     for (const res of foreign) expect(res.status, res.text).toBe(404);
     expect(await Promise.all(ids.map((_, n) => stored(n)))).toEqual(before);
+  });
+
+  it("import a bundle into each of several accounts at once, then update each, every row with its own account's values", async () => {
+    const { accounts, admins } = await adminsOfAccounts(4);
+    const UPDATE = { globalLevel: { ifExists: "UPDATE", ifDoesNotExist: "CREATE" } };
+    // Account i's bundle: one connection and i + 1 sources on it, each with its own fields, metrics and security.
+    const tag = accounts.map((_, i) => unique(`imp-${i}`));
+    const bundle = (i: number, round: number) => ({
+      version: "1",
+      ...(round ? { importSettings: UPDATE } : {}),
+      connections: [{ id: "c", name: `conn-${tag[i]}`, connectionTypeId: "postgresql", disabled: (i + round) % 2 === 1, allParameters: postgresParameters() }],
+      sources: Array.from({ length: i + 1 }, (_, s) => ({
+        definition: { id: `s${s}`, name: `src-${tag[i]}-${s}`, description: `${tag[i]} ${s} round ${round}`, connectionId: "c", features: round ? ["TEXT_SEARCH"] : [] },
+        fields: [price, ...(round && s % 2 ? [] : [{ name: `times_${i}_${s}`, origin: { type: "DERIVED", derivedOrigin: { expression: `price * ${i + s + round}` } } }])],
+        customMetrics: [{ name: `m_${i}_${s}_${round}`, expression: "SUM(price)" }],
+        security: { fieldsSecurity: { enabled: (i + round) % 2 === 0 }, customMetricsSecurity: { enabled: s % 2 === 1 } },
+      })),
+    });
+    /** What account i's database holds of its bundle's sources, connection, items, references and grants. */
+    const storedImport = async (i: number, sourceIds: string[]) => {
+      const db = await databaseOf(accounts[i]!.id);
+      const all = async (query: string, ...values: unknown[]) => (await db.prepare(query).bind(...values).all()).results;
+      const ids = JSON.stringify(sourceIds);
+      return {
+        sources: await Promise.all(sourceIds.map((id) => storedSource(accounts[i]!.id, id))),
+        connections: await all("SELECT id, name, disabled, connection_type_id AS type FROM connections WHERE account_id = ? ORDER BY name", accounts[i]!.id),
+        items: await all(
+          "SELECT source_id AS s, account_id AS a, kind, name, data_type AS type, json_extract(body, '$.origin.derivedOrigin.expression') AS expression, created_by_user_id AS creator FROM source_items WHERE source_id IN (SELECT value FROM json_each(?)) ORDER BY source_id, name",
+          ids,
+        ),
+        references: await all("SELECT source_id AS s, account_id AS a, user_name AS user, used_name AS used FROM source_references WHERE source_id IN (SELECT value FROM json_each(?)) ORDER BY source_id, user_name", ids),
+        grants: await all("SELECT source_id AS s, account_id AS a, principal_id AS p, permission FROM source_permissions WHERE source_id IN (SELECT value FROM json_each(?)) ORDER BY source_id", ids),
+      };
+    };
+    const expectedImport = async (i: number, round: number, sourceIds: string[], connectionId: string) => {
+      const b = bundle(i, round);
+      const usersGroup = (await (await databaseOf(accounts[i]!.id)).prepare("SELECT id FROM groups WHERE account_id = ? AND name = 'Users'").bind(accounts[i]!.id).first<{ id: string }>("id"))!;
+      const bySource = (list: Record<string, unknown>[]) => list.sort((x, y) => (`${x.s}${x.name ?? x.user}` < `${y.s}${y.name ?? y.user}` ? -1 : 1));
+      return {
+        sources: b.sources.map((s) => ({
+          account_id: accounts[i]!.id,
+          name: s.definition.name,
+          description: s.definition.description,
+          connection_id: connectionId,
+          features: JSON.stringify(s.definition.features),
+          enabled: 1,
+          fs: s.security.fieldsSecurity.enabled ? 1 : 0,
+          ms: s.security.customMetricsSecurity.enabled ? 1 : 0,
+          owner_user_id: admins[i]!.id,
+          modifier: admins[i]!.id,
+          revision: expect.any(String),
+        })),
+        connections: [{ id: connectionId, name: b.connections[0]!.name, disabled: b.connections[0]!.disabled ? 1 : 0, type: "postgresql" }],
+        items: bySource(
+          b.sources.flatMap((s, n) => {
+            const item = (kind: string, name: string, type: string, expression: string | null) => ({ s: sourceIds[n], a: accounts[i]!.id, kind, name, type, expression, creator: admins[i]!.id });
+            return [
+              item("FIELD", "price", "NUMBER", null),
+              ...s.fields.slice(1).map((f) => item("FIELD", f.name, "NUMBER", (f.origin as { derivedOrigin: { expression: string } }).derivedOrigin.expression)),
+              item("METRIC", s.customMetrics[0]!.name, "NUMBER", null),
+              item("METRIC", "Volume", "INTEGER", null),
+            ];
+          }),
+        ),
+        references: bySource(
+          b.sources.flatMap((s, n) => [
+            ...s.fields.slice(1).map((f) => ({ s: sourceIds[n], a: accounts[i]!.id, user: f.name, used: "price" })),
+            { s: sourceIds[n], a: accounts[i]!.id, user: s.customMetrics[0]!.name, used: "price" },
+          ]),
+        ),
+        // enableDefaultRead on the first import of the even accounts' bundles.
+        grants: i % 2 ? [] : sourceIds.map((id) => ({ s: id, a: accounts[i]!.id, p: usersGroup, permission: "READ" })).sort((x, y) => (x.s < y.s ? -1 : 1)),
+      };
+    };
+
+    const created = await Promise.all(admins.map((admin, i) => call("POST", `/api/sources/import${i % 2 ? "" : "?enableDefaultRead=true"}`, { as: as(admin), body: bundle(i, 0) })));
+    const sourceIds = created.map((res) => res.json.sources.map((s: { id: string }) => s.id) as string[]);
+    const connectionIds = created.map((res) => res.json.connections[0].id as string);
+    for (const [i, res] of created.entries()) {
+      expect(res.status, res.text).toBe(200);
+      expect(trips(res)).toBe("2");
+      expect(res.json.connections.map((c: { status: string }) => c.status)).toEqual(["CREATED"]);
+      expect(res.json.sources.map((s: { status: string }) => s.status)).toEqual(Array(i + 1).fill("CREATED"));
+      expect(await storedImport(i, sourceIds[i]!), `account ${i}`).toEqual(await expectedImport(i, 0, sourceIds[i]!, connectionIds[i]!));
+    }
+
+    // Each updated at once: the same ids, every member and item the second round's.
+    const updated = await Promise.all(admins.map((admin, i) => call("POST", "/api/sources/import", { as: as(admin), body: bundle(i, 1) })));
+    for (const [i, res] of updated.entries()) {
+      expect(res.status, res.text).toBe(200);
+      expect(trips(res)).toBe("2");
+      expect(res.json.connections.map((c: { status: string; id: string }) => [c.status, c.id])).toEqual([["UPDATED", connectionIds[i]]]);
+      expect(res.json.sources.map((s: { status: string; id: string }) => [s.status, s.id])).toEqual(sourceIds[i]!.map((id) => ["UPDATED", id]));
+      expect(await storedImport(i, sourceIds[i]!), `account ${i}`).toEqual(await expectedImport(i, 1, sourceIds[i]!, connectionIds[i]!));
+    }
+
+    // Each account's events: its connection's and its sources' creation, then their updates.
+    const events = await Promise.all(admins.map((admin, i) => call("GET", `/api/audit-events?accountId=${accounts[i]!.id}&maxResults=100`, { as: as(admin) })));
+    for (const [i, res] of events.entries()) {
+      const ofImport = res.json.content.filter((e: { action: string }) => /^(source|connection)\./.test(e.action));
+      const count = (action: string) => ofImport.filter((e: { action: string }) => e.action === action).map((e: { target: { id: string } }) => e.target.id).sort();
+      expect(count("connection.create"), `account ${i}`).toEqual([connectionIds[i]]);
+      expect(count("connection.update"), `account ${i}`).toEqual([connectionIds[i]]);
+      expect(count("source.create"), `account ${i}`).toEqual([...sourceIds[i]!].sort());
+      expect(count("source.update"), `account ${i}`).toEqual([...sourceIds[i]!].sort());
+    }
+
+    // Another account's imported source is not found.
+    const foreign = await Promise.all(admins.map((admin, i) => call("GET", sourcePath(sourceIds[(i + 1) % 4]![0]!), { as: as(admin) })));
+    for (const res of foreign) expect(res.status, res.text).toBe(404);
   });
 });

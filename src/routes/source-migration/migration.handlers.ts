@@ -8,7 +8,8 @@ import { inJsonList, refusedFor, refuseIfTypeChanged, refuseUnlessConnectionExis
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { connections, connectionTypes, groups, sourceItems, sourcePermissions, sourceReferences, sources } from "../../db/schema";
 import { compiledSourcesWithAccess, permissionOn, requireSource, type SourceWithAccess } from "../../db/source-access";
-import { compiled, inBatch } from "../../db/compiled";
+import { clearItemsOf } from "../../db/source-items";
+import { compiled, inBatch, placeholders } from "../../db/compiled";
 import { diffMembers } from "../../domain/audit/changes";
 import { hasPrivilege, type UserPrincipal } from "../../domain/principal";
 import { canWrite } from "../../domain/source-permissions";
@@ -324,18 +325,52 @@ function planSource(c: Context<AppEnv>, bundled: BundledSource, index: number, t
   return plan;
 }
 
+/*
+ * The import's writes, compiled once per isolate (db/compiled.ts): Drizzle built each on every
+ * import. A source's items and references are each one JSON parameter read with json_each, so
+ * their statements' SQL does not depend on how many there are.
+ */
+const ph = (name: string) => sql.placeholder(name);
+const CONNECTION_MEMBERS = ["name", "connectionTypeId", "parameters", "disabled", "revision", "lastModifiedByUserId", "lastModifiedDate"] as const;
+const SOURCE_MEMBERS = ["name", "description", "connectionId", "features", "enabled", "fieldsSecurityEnabled", "customMetricsSecurityEnabled", "revision", "lastModifiedByUserId", "lastModifiedDate"] as const;
+const importWrites = {
+  insertConnection: compiled((db) => db.insert(connections).values(placeholders("id", "accountId", "folderId", "creatingUserName", "createdByUserId", "createdDate", ...CONNECTION_MEMBERS))),
+  connectionUnchanged: compiled((db) =>
+    refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM connections WHERE account_id = ${ph("accountId")} AND id = ${ph("id")} AND revision = ${ph("checked")})`),
+  ),
+  updateConnection: compiled((db) =>
+    db
+      .update(connections)
+      .set(placeholders(...CONNECTION_MEMBERS))
+      .where(and(eq(connections.accountId, ph("accountId")), eq(connections.id, ph("id")))),
+  ),
+  insertSource: compiled((db) => db.insert(sources).values(placeholders("id", "accountId", "ownerUserId", "createdByUserId", "createdDate", ...SOURCE_MEMBERS))),
+  sourceUnchanged: compiled((db) => refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM sources WHERE id = ${ph("id")} AND revision = ${ph("checked")})`)),
+  updateSource: compiled((db) => db.update(sources).set(placeholders(...SOURCE_MEMBERS)).where(eq(sources.id, ph("id")))),
+  // Columns in the table's order: id, source_id, account_id, kind, name, data_type, body, revision, then the audit columns.
+  insertItems: compiled((db) =>
+    db.insert(sourceItems).select(sql`SELECT json_extract(value, '$.id'), ${ph("sourceId")}, ${ph("accountId")}, json_extract(value, '$.kind'), json_extract(value, '$.name'), json_extract(value, '$.dataType'),
+        json_extract(value, '$.body'), json_extract(value, '$.revision'), ${ph("createdByUserId")}, ${ph("createdDate")}, ${ph("lastModifiedByUserId")}, ${ph("lastModifiedDate")}
+      FROM json_each(${ph("items")})`),
+  ),
+  // source_id, account_id, user_name, user_kind, used_name.
+  insertReferences: compiled((db) =>
+    db.insert(sourceReferences).select(sql`SELECT ${ph("sourceId")}, ${ph("accountId")}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(${ph("references")})`),
+  ),
+  grant: compiled((db) => db.insert(sourcePermissions).values(placeholders("sourceId", "accountId", "principalType", "principalId", "permission"))),
+};
+
 /** The statements that store a source's items and references, whatever their number: two, each with its rows as one JSON parameter. */
 function itemStatements(c: Context<AppEnv>, plan: SourcePlan, accountId: string, audit: ReturnType<typeof auditForCreate>) {
   const db = c.get("db");
-  const rows = JSON.stringify(plan.items.map((i) => ({ ...i, revision: newRevision() })));
-  return [
-    // Columns in the table's order: id, source_id, account_id, kind, name, data_type, body, revision, then the audit columns.
-    db.insert(sourceItems).select(sql`SELECT json_extract(value, '$.id'), ${plan.id}, ${accountId}, json_extract(value, '$.kind'), json_extract(value, '$.name'), json_extract(value, '$.dataType'),
-        json_extract(value, '$.body'), json_extract(value, '$.revision'), ${audit.createdByUserId}, ${audit.createdDate}, ${audit.lastModifiedByUserId}, ${audit.lastModifiedDate}
-      FROM json_each(${rows})`),
-    // source_id, account_id, user_name, user_kind, used_name.
-    db.insert(sourceReferences).select(sql`SELECT ${plan.id}, ${accountId}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(${JSON.stringify(plan.references)})`),
-  ];
+  const values = {
+    ...audit,
+    sourceId: plan.id,
+    accountId,
+    items: JSON.stringify(plan.items.map((i) => ({ ...i, revision: newRevision() }))),
+    references: JSON.stringify(plan.references),
+  };
+  return [inBatch(importWrites.insertItems(db), values), inBatch(importWrites.insertReferences(db), values)];
 }
 
 /** The statements of one connection's write, after sealing its secrets. */
@@ -352,7 +387,7 @@ async function connectionStatements(c: Context<AppEnv>, plan: ConnectionPlan, ac
     c.get("audit").record({ accountId, action: "connection.create", target });
     return [
       refuseIfTypeChanged(db, type),
-      db.insert(connections).values({ id: plan.id!, accountId, folderId: null, creatingUserName: principal.name, createdByUserId: principal.id, createdDate: audit.lastModifiedDate, ...changes }),
+      inBatch(importWrites.insertConnection(db), { id: plan.id!, accountId, folderId: null, creatingUserName: principal.name, createdByUserId: principal.id, createdDate: audit.lastModifiedDate, ...changes }),
     ];
   }
   const before = plan.existing;
@@ -363,11 +398,8 @@ async function connectionStatements(c: Context<AppEnv>, plan: ConnectionPlan, ac
     allParameters: row.parameters.map((p) => (p.sealed !== undefined || secretKeysTest(type)(p.key) ? { key: p.key } : { key: p.key, value: p.value ?? "" })),
   });
   c.get("audit").record({ accountId, action: "connection.update", target, changes: diffMembers(shown(before), shown({ ...before, ...changes })) });
-  return [
-    refuseIfTypeChanged(db, type),
-    refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM connections WHERE account_id = ${accountId} AND id = ${plan.id} AND revision = ${before.revision})`),
-    db.update(connections).set(changes).where(and(eq(connections.accountId, accountId), eq(connections.id, plan.id!))),
-  ];
+  const values = { ...changes, accountId, id: plan.id!, checked: before.revision };
+  return [refuseIfTypeChanged(db, type), inBatch(importWrites.connectionUnchanged(db), values), inBatch(importWrites.updateConnection(db), values)];
 }
 
 function sourceStatements(c: Context<AppEnv>, plan: SourcePlan, accountId: string, grantTo: string | undefined): BatchItem<"sqlite">[] {
@@ -389,20 +421,20 @@ function sourceStatements(c: Context<AppEnv>, plan: SourcePlan, accountId: strin
   if (!plan.existing) {
     c.get("audit").record({ accountId, action: "source.create", target });
     return [
-      db.insert(sources).values({ id: plan.id!, accountId, ownerUserId: principal.id, ...own, ...audit }),
+      inBatch(importWrites.insertSource(db), { id: plan.id!, accountId, ownerUserId: principal.id, ...own, ...audit }),
       ...itemStatements(c, plan, accountId, audit),
-      ...(grantTo ? [db.insert(sourcePermissions).values({ sourceId: plan.id!, accountId, principalType: "GROUP", principalId: grantTo, permission: "READ" })] : []),
+      ...(grantTo ? [inBatch(importWrites.grant(db), { sourceId: plan.id!, accountId, principalType: "GROUP", principalId: grantTo, permission: "READ" })] : []),
     ];
   }
   const before = plan.existing.source;
   const shown = (row: Omit<typeof own, "revision">) => ({ ...definitionOf({ ...before, ...row }), id: undefined, ...securityOf(row) });
   c.get("audit").record({ accountId, action: "source.update", target, changes: diffMembers(shown(before), shown(own)) });
+  const values = { ...own, ...auditForUpdate(principal), id: plan.id!, checked: before.revision };
   return [
-    refuseWhen(db, WRITE_CONFLICT_GUARD, sql`NOT EXISTS (SELECT 1 FROM sources WHERE id = ${plan.id} AND revision = ${before.revision})`),
-    db.update(sources).set({ ...own, ...auditForUpdate(principal) }).where(eq(sources.id, plan.id!)),
-    // Its fields and metrics become the bundle's: references first (they point at items), then the items.
-    db.delete(sourceReferences).where(eq(sourceReferences.sourceId, plan.id!)),
-    db.delete(sourceItems).where(eq(sourceItems.sourceId, plan.id!)),
+    inBatch(importWrites.sourceUnchanged(db), values),
+    inBatch(importWrites.updateSource(db), values),
+    // Its fields and metrics become the bundle's.
+    ...clearItemsOf(db, plan.id!),
     ...itemStatements(c, plan, accountId, audit),
   ];
 }
