@@ -1,12 +1,12 @@
 import { and, asc, eq, sql, type Placeholder } from "drizzle-orm";
 import type { AccessibleObjectUsage } from "../lib/errors";
-import type { Principal } from "../domain/principal";
+import type { UserPrincipal } from "../domain/principal";
 import { COUNT_LIMIT_GUARD, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
 import { compiled, inBatch } from "./compiled";
 import { calendarReferences, calendars, sourceItems, sources } from "./schema";
-import { scopeOf, scoped, type QueryScope } from "./scope";
-import { readableBy } from "./source-access";
+import { scoped, type QueryScope } from "./scope";
+import { readableByEach } from "./source-access";
 
 /**
  * Storage helpers for calendars that other resources share: derived fields name a calendar of
@@ -47,26 +47,45 @@ export function selectCalendarOfSource(db: Database, sourceId: string, calendarI
  * transaction, so concurrent creates cannot pass the limit together.
  */
 export function calendarLimitGuard(db: Database, accountId: string) {
-  return refuseWhen(db, COUNT_LIMIT_GUARD, sql`(SELECT count(*) FROM calendars WHERE account_id = ${accountId}) >= ${MAX_CALENDARS_PER_ACCOUNT}`, "CALENDAR");
+  return inBatch(limitGuard(db), { accountId });
+}
+// Compiled once per isolate (db/compiled.ts): every create runs it.
+const limitGuard = compiled((db) =>
+  refuseWhen(db, COUNT_LIMIT_GUARD, sql`(SELECT count(*) FROM calendars WHERE account_id = ${sql.placeholder("accountId")}) >= ${MAX_CALENDARS_PER_ACCOUNT}`, "CALENDAR"),
+);
+
+/**
+ * The derived fields that use a calendar, with their sources and whether the caller may READ each
+ * source, in the caller's account (the routes that ask admit users only). Batchable.
+ */
+export function selectCalendarUsers(db: Database, principal: UserPrincipal, calendarId: string) {
+  const { query, values } = calendarUsers(db, principal);
+  return inBatch(query, { ...values, calendarId });
 }
 
-/** The derived fields that use a calendar, with their sources and whether the caller may READ each source. Batchable. */
-export function selectCalendarUsers(db: Database, principal: Principal, calendarId: string) {
-  return db
+/** selectCalendarUsers, read on its own. */
+export function readCalendarUsers(db: Database, principal: UserPrincipal, calendarId: string): Promise<CalendarUser[]> {
+  const { query, values } = calendarUsers(db, principal);
+  return query.all({ ...values, calendarId });
+}
+
+// Compiled once per isolate (db/compiled.ts) for each kind of reader: every calendar's DELETE reads it.
+const calendarUsers = readableByEach((db, readable) =>
+  db
     // Distinct column names: D1 answers a batch's rows as objects, where two columns named `id` would collide.
     .select({
       id: sourceItems.id,
       name: sourceItems.name,
       sourceId: sql<string>`${sources.id}`.as("source_id"),
       sourceName: sql<string>`${sources.name}`.as("source_name"),
-      readable: sql<number>`CASE WHEN ${readableBy(principal)} THEN 1 ELSE 0 END`.as("readable"),
+      readable: sql<number>`CASE WHEN ${readable} THEN 1 ELSE 0 END`.as("readable"),
     })
     .from(calendarReferences)
     .innerJoin(sourceItems, and(eq(sourceItems.sourceId, calendarReferences.sourceId), eq(sourceItems.name, calendarReferences.itemName)))
     .innerJoin(sources, eq(sources.id, calendarReferences.sourceId))
-    .where(scoped(calendarReferences.accountId, scopeOf(principal), eq(calendarReferences.calendarId, calendarId)))
-    .orderBy(asc(sources.name), asc(sourceItems.name));
-}
+    .where(scoped(calendarReferences.accountId, { kind: "account", accountId: sql.placeholder("accountId") }, eq(calendarReferences.calendarId, sql.placeholder("calendarId"))))
+    .orderBy(asc(sources.name), asc(sourceItems.name)),
+);
 
 export type CalendarUser = { id: string; name: string; sourceId: string; sourceName: string; readable: number };
 
