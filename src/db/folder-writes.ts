@@ -1,10 +1,10 @@
-import { and, eq, getTableColumns, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, gte, lt, sql, type Placeholder, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { FOLDER_PERMISSIONS, rootFolderPath, type AclEntry, type NewFolderAclPlan } from "../domain/folders";
 import { refuseWhen, WRITE_CONFLICT_GUARD, type Guard } from "./batch-guards";
 import type { AuditColumns } from "../lib/http";
 import type { Database } from "./client";
-import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "./compiled";
+import { compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "./compiled";
 import { aclSourceOnPath, pathOf } from "./folder-access";
 import { folderAcl, folderCycleGuard, folderItems, folders, folderTooDeepGuard, folderTreeState } from "./schema";
 
@@ -14,9 +14,8 @@ import { folderAcl, folderCycleGuard, folderItems, folders, folderTooDeepGuard, 
  * is checked again by guard statements at the head of its batch, against the rows as they are at
  * that moment: two writes that were each valid when read cannot together break the tree.
  *
- * The statements of a folder's create, delete and ACL writes are compiled once per isolate
- * (db/compiled.ts), their values placeholders: Drizzle built their SQL on every request. A move's
- * are still built per request.
+ * The statements of folder writes are compiled once per isolate (db/compiled.ts), their values
+ * placeholders: Drizzle built their SQL on every request.
  */
 export const FOLDER_CYCLE_GUARD: Guard = { table: folderCycleGuard, constraint: "folder_cycle" };
 export const FOLDER_TOO_DEEP_GUARD: Guard = { table: folderTooDeepGuard, constraint: "folder_too_deep" };
@@ -38,12 +37,14 @@ const unchangedGuard = compiled((db) =>
 
 /**
  * SQL: the rows of the subtree whose root has materialized path `path` (ending in "/"), as one
- * index range: every path starting with it sorts from it up to (excluding) the same text with its
- * final "/" replaced by "0", the next character.
+ * index range: every path starting with it sorts from it up to (excluding) `end`, subtreeEnd(path).
  */
-export function inSubtree(path: string): SQL {
-  return and(gte(folders.materializedPath, path), lt(folders.materializedPath, `${path.slice(0, -1)}0`))!;
+function inSubtree(path: Placeholder, end: Placeholder): SQL {
+  return and(gte(folders.materializedPath, path), lt(folders.materializedPath, end))!;
 }
+
+/** The end of inSubtree's range: the path with its final "/" replaced by "0", the next character. */
+const subtreeEnd = (path: string) => `${path.slice(0, -1)}0`;
 
 /** What every user's private root is called when it is made. */
 export const PRIVATE_ROOT_NAME = "Private";
@@ -222,24 +223,38 @@ export interface Move {
  * of its part from the moved folder down (pathAfterMove in src/domain/folders/paths.ts).
  */
 export function moveStatements(db: Database, move: Move) {
-  const { accountId, folderId, oldPath, oldDepth, newParentId, maxDepth } = move;
-  const newParentPath = pathOf(accountId, newParentId);
-  const newParentDepth = sql`(SELECT f.depth FROM folders f WHERE f.id = ${newParentId})`;
-  const deepestInSubtree = sql`(SELECT max(depth) FROM folders WHERE account_id = ${accountId} AND ${inSubtree(oldPath)})`;
-  const oldParentPathLength = oldPath.length - folderId.length - 1;
-  return [
-    refuseWhen(db, WRITE_CONFLICT_GUARD, sql`${pathOf(accountId, folderId)} IS NOT ${oldPath} OR ${newParentPath} IS NULL`, "moved meanwhile"),
-    refuseWhen(db, FOLDER_CYCLE_GUARD, sql`substr(${newParentPath}, 1, ${oldPath.length}) = ${oldPath}`),
-    refuseWhen(db, FOLDER_TOO_DEEP_GUARD, sql`${newParentDepth} + 1 + (${deepestInSubtree} - ${oldDepth}) > ${maxDepth}`),
-    db
-      .update(folders)
-      .set({
-        materializedPath: sql`${newParentPath} || substr(${folders.materializedPath}, ${oldParentPathLength + 1})`,
-        depth: sql`${folders.depth} + (${newParentDepth} + 1 - ${oldDepth})`,
-      })
-      .where(and(eq(folders.accountId, accountId), inSubtree(oldPath))),
-  ] as const;
+  const values = moveValues(move);
+  return [inBatch(movedMeanwhileGuard(db), values), inBatch(moveCycleGuard(db), values), inBatch(moveTooDeepGuard(db), values), inBatch(moveSubtree(db), values)] as const;
 }
+// The values of a move's compiled statements: Move's, and of the old path the end of its subtree's
+// range, its length, and where its part from the moved folder down starts (after the old parent's).
+const moveValues = (move: Move) => ({
+  ...move,
+  oldPathEnd: subtreeEnd(move.oldPath),
+  oldPathLength: move.oldPath.length,
+  keptFrom: move.oldPath.length - move.folderId.length,
+});
+const moved = (name: keyof ReturnType<typeof moveValues>) => placeholder(name);
+const newParentPath = () => pathOf(moved("accountId"), moved("newParentId"));
+const newParentDepth = () => sql`(SELECT f.depth FROM folders f WHERE f.id = ${moved("newParentId")})`;
+const movedSubtree = () => inSubtree(moved("oldPath"), moved("oldPathEnd"));
+const movedMeanwhileGuard = compiled((db) =>
+  refuseWhen(db, WRITE_CONFLICT_GUARD, sql`${pathOf(moved("accountId"), moved("folderId"))} IS NOT ${moved("oldPath")} OR ${newParentPath()} IS NULL`, "moved meanwhile"),
+);
+const moveCycleGuard = compiled((db) => refuseWhen(db, FOLDER_CYCLE_GUARD, sql`substr(${newParentPath()}, 1, ${moved("oldPathLength")}) = ${moved("oldPath")}`));
+const moveTooDeepGuard = compiled((db) => {
+  const deepestInSubtree = sql`(SELECT max(depth) FROM folders WHERE account_id = ${moved("accountId")} AND ${movedSubtree()})`;
+  return refuseWhen(db, FOLDER_TOO_DEEP_GUARD, sql`${newParentDepth()} + 1 + (${deepestInSubtree} - ${moved("oldDepth")}) > ${moved("maxDepth")}`);
+});
+const moveSubtree = compiled((db) =>
+  db
+    .update(folders)
+    .set({
+      materializedPath: sql`${newParentPath()} || substr(${folders.materializedPath}, ${moved("keptFrom")})`,
+      depth: sql`${folders.depth} + (${newParentDepth()} + 1 - ${moved("oldDepth")})`,
+    })
+    .where(and(eq(folders.accountId, moved("accountId")), movedSubtree())),
+);
 
 /** Replaces a user's expanded folders; one parameter for the ids (json_each), whatever their number. */
 export function replaceTreeStateStatements(db: Database, user: { accountId: string; userId: string }, folderIds: readonly string[]) {
@@ -264,6 +279,25 @@ const updateState = compiled((db) =>
     .update(folders)
     .set(placeholders("inheritanceState", "revision", "lastModifiedByUserId", "lastModifiedDate"))
     .where(eq(folders.id, placeholder("id"))),
+);
+
+/** What a folder's PATCH sets: the members it sends of these, its inheritance state, a new revision and the audit of the update. */
+export type FolderUpdate = Partial<Pick<NewFolder, (typeof SENT_MEMBERS)[number]>> & { inheritanceState: string; revision: string; lastModifiedByUserId: string; lastModifiedDate: string };
+const SENT_MEMBERS = ["name", "description", "parentId"] as const;
+
+/** A folder's PATCH (a move's after its statements). Answers the stored row. Batchable. */
+export function updateFolderStatement(db: Database, id: string, changes: FolderUpdate) {
+  return inBatch(updateFolder(db, SENT_MEMBERS.filter((member) => changes[member] !== undefined)), { ...changes, id });
+}
+// One template per set of members sent: at most eight.
+const updateFolder = compiledByKey(
+  (db, sent: readonly (typeof SENT_MEMBERS)[number][]) =>
+    db
+      .update(folders)
+      .set(placeholders(...sent, "inheritanceState", "revision", "lastModifiedByUserId", "lastModifiedDate"))
+      .where(eq(folders.id, placeholder("id")))
+      .returning(),
+  (sent) => sent.join(),
 );
 
 type Filing = { accountId: string; itemType: string; itemId: string; folderId: string };

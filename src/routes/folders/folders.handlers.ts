@@ -1,7 +1,6 @@
 import { ROW_CHANGED, rowHasRevision } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
 import type { z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { BatchItem } from "drizzle-orm/batch";
 import { aliased } from "../../lib/aliases";
@@ -37,8 +36,8 @@ import {
   FOLDER_TOO_DEEP_GUARD,
   moveStatements,
   replaceTreeStateStatements,
+  updateFolderStatement,
 } from "../../db/folder-writes";
-import { folders } from "../../db/schema";
 import {
   aclAfterInheritanceChange,
   aclForNewFolder,
@@ -280,18 +279,14 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
       },
     ),
   });
-  const update = db
-    .update(folders)
-    .set({
-      ...(body.folder_name !== undefined && { name: body.folder_name }),
-      ...(body.description !== undefined && { description: body.description }),
-      inheritanceState: to,
-      ...(newParent && { parentId: newParent.folder.row.id }),
-      revision,
-      ...auditForUpdate(principal),
-    })
-    .where(eq(folders.id, id))
-    .returning();
+  const update = updateFolderStatement(db, id, {
+    ...(body.folder_name !== undefined && { name: body.folder_name }),
+    ...(body.description !== undefined && { description: body.description }),
+    inheritanceState: to,
+    ...(newParent && { parentId: newParent.folder.row.id }),
+    revision,
+    ...auditForUpdate(principal),
+  });
   const statements: BatchItem<"sqlite">[] = [
     ...(c.req.header("If-Match") ? [folderUnchangedGuard(db, id, current.revision)] : []),
     ...(newParent
