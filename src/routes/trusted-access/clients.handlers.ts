@@ -8,7 +8,7 @@ import { boundAsGiven, compiled, compiledByKey, ifMatchPlaceholder, inBatch, pla
 import { accounts, trustedAccessClients } from "../../db/schema";
 import { digestOf, nowInSeconds, randomSecret, TOKEN_ENDPOINT_AUTH_METHOD } from "../../domain/trusted-access";
 import { ApiError, duplicated, isConstraintError, notFound, type Problem } from "../../lib/errors";
-import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, ifMatchValue } from "../../lib/http";
+import { auditForCreate, auditForUpdate, checkIfMatch, etagOf, locationOf, newRevision, ifMatchValue } from "../../lib/http";
 import type { AppRouteHandler } from "../../lib/create-router";
 import type * as routes from "./clients.routes";
 
@@ -211,7 +211,7 @@ const revokeTokensOutsideIfUpdateWon = compiled((db) =>
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
   const db = c.get("directory");
-  const current = await selectClient(db, id).get();
+  const current = await clientById(db).get({ clientId: id });
   if (!current) {
     // A deletion that failed after its directory's batch (before every shard revoked) is retried: the stubs and tokens left go now.
     await revokeClientTokensElsewhere(c, id, { deleteStub: true });
@@ -219,18 +219,23 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   }
   checkIfMatch(c, current.revision);
   c.get("audit").recordIf(rowGone("trusted_access_clients", id, "client_id"), { accountId: null, action: "trusted-access-client.delete", target: clientTarget(current) });
-  const [deleted] = await db.batch([
-    db
-      .delete(trustedAccessClients)
-      .where(and(eq(trustedAccessClients.clientId, id), ifMatchGuard(c, trustedAccessClients.revision, current.revision)))
-      .returning({ clientId: trustedAccessClients.clientId }),
-    // Its tokens go with it (the foreign key cascades too): the next bearer request with one is refused.
-    revokeTokens(db, { clientId: id }, notExists(selectClient(db, id))),
-  ]);
+  const values = { clientId: id, ifMatch: ifMatchValue(c, current.revision) };
+  const [deleted] = await db.batch([inBatch(deleteClient(db), values), inBatch(revokeTokensIfDeleted(db), values)]);
   if (deleted.length === 0) throw missedWrite(c);
   await revokeClientTokensElsewhere(c, id, { deleteStub: true });
   return c.body(null, 204);
 };
+
+// A deletion's statements, compiled once per isolate (db/compiled.ts): Drizzle building their SQL was
+// 11 % of its CPU. `ifMatch` null: no If-Match, the last writer wins.
+const deleteClient = compiled((db) =>
+  db
+    .delete(trustedAccessClients)
+    .where(and(eq(trustedAccessClients.clientId, sql.placeholder("clientId")), ifMatchPlaceholder(trustedAccessClients.revision)))
+    .returning({ clientId: trustedAccessClients.clientId }),
+);
+// Its tokens go with it (the foreign key cascades too): the next bearer request with one is refused.
+const revokeTokensIfDeleted = compiled((db) => revokeTokens(db, { clientId: sql.placeholder("clientId") }, notExists(selectClient(db, sql.placeholder("clientId")))));
 
 export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (c) => {
   const { id } = c.req.valid("param");
