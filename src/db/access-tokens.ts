@@ -98,13 +98,20 @@ export function revokeTokens(db: Database, scope: TokenScope, onlyIf?: SQL) {
 /**
  * The one token a revocation names: by its token_id (a UUID), or by the token itself, which is
  * looked up by its digest only (a token never becomes a bound parameter, so no error text can
- * carry it). Answers what it deleted.
+ * carry it).
  */
-export async function tokenKey(tokenIdOrToken: string): Promise<{ column: "token_id" | "token_hash"; value: string }> {
+export type TokenKey = { column: "token_id" | "token_hash"; value: string };
+
+export async function tokenKey(tokenIdOrToken: string): Promise<TokenKey> {
   return isUuid(tokenIdOrToken) ? { column: "token_id", value: tokenIdOrToken } : { column: "token_hash", value: await digestOf(tokenIdOrToken) };
 }
 
-export async function revokeToken(db: Database, tokenIdOrToken: string) {
-  const named = isUuid(tokenIdOrToken) ? eq(accessTokens.tokenId, tokenIdOrToken) : eq(accessTokens.tokenHash, await digestOf(tokenIdOrToken));
-  return db.delete(accessTokens).where(named).returning({ tokenId: accessTokens.tokenId });
+/** Deletes the one token `key` (tokenKey) names; answers what it deleted. */
+export function revokeToken(db: Database, key: TokenKey) {
+  return revokeNamed[key.column](db).all({ value: key.value });
 }
+
+// A revocation's statement, compiled once per isolate (db/compiled.ts) for each way of naming the token.
+const revokeBy = (column: typeof accessTokens.tokenId | typeof accessTokens.tokenHash) =>
+  compiled((db) => db.delete(accessTokens).where(eq(column, sql.placeholder("value"))).returning({ tokenId: accessTokens.tokenId }));
+const revokeNamed = { token_id: revokeBy(accessTokens.tokenId), token_hash: revokeBy(accessTokens.tokenHash) };

@@ -429,7 +429,7 @@ export const revoke: AppRouteHandler<typeof routes.revoke> = async (c) => {
     { sql: `EXISTS (SELECT 1 FROM access_tokens WHERE ${key.column} = ?)`, params: [key.value] },
     { accountId: ofToken("account_id"), action: "token.revoke", target: { type: "token", id: ofToken("token_id"), name: null } },
   );
-  const revoked = await revokeToken(c.get("db"), c.req.valid("param").tokenId);
+  const revoked = await revokeToken(c.get("db"), key);
   if (revoked.length === 0) throw notFound("Token");
   return c.body(null, 204);
 };
