@@ -1,7 +1,7 @@
 import { ROW_CHANGED } from "../../db/audit-trail";
 import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
-import { compiled, ifMatchPlaceholder, placeholders } from "../../db/compiled";
+import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { invalidateGroup } from "../../auth/cache";
 import type { Database } from "../../db/client";
 import { groups, userGroups } from "../../db/schema";
@@ -165,10 +165,14 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   checkIfMatch(c, current.revision);
   assertMayGrant(principal, current.privileges, "delete a group holding");
   c.get("audit").recordIf(ROW_CHANGED, { accountId: current.accountId, action: "group.delete", target: { type: "group", id, name: current.name } });
-  await db.batch([db.delete(userGroups).where(eq(userGroups.groupId, id)), db.delete(groups).where(eq(groups.id, id))]);
+  await db.batch([inBatch(unlinkMembers(db), { id }), inBatch(deleteGroup(db), { id })]);
   invalidateGroup(id);
   return c.body(null, 204);
 };
+
+// A deletion's statements, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every request.
+const unlinkMembers = compiled((db) => db.delete(userGroups).where(eq(userGroups.groupId, sql.placeholder("id"))));
+const deleteGroup = compiled((db) => db.delete(groups).where(eq(groups.id, sql.placeholder("id"))));
 
 function samePrivileges(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);
