@@ -255,11 +255,15 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const current = await loadView(c, c.req.valid("param").id, "WRITE");
   checkIfMatch(c, current.revision);
   c.get("audit").recordIf(ROW_CHANGED, { accountId: current.accountId, action: "materialized-view.delete", target: viewTarget(current) });
-  const deleted = await c
-    .get("db")
-    .delete(materializedViews)
-    .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
-    .returning({ id: materializedViews.id });
+  const deleted = await deleteView(c.get("db")).all({ id: current.id, ifMatch: ifMatchValue(c, current.revision) });
   if (deleted.length === 0 && c.req.header("If-Match")) throw changedConcurrently();
   return c.body(null, 204);
 };
+
+// Compiled once per isolate (db/compiled.ts): Drizzle built its SQL on every request. `ifMatch` null: no If-Match, the last writer wins.
+const deleteView = compiled((db) =>
+  db
+    .delete(materializedViews)
+    .where(and(eq(materializedViews.id, sql.placeholder("id")), ifMatchPlaceholder(materializedViews.revision)))
+    .returning({ id: materializedViews.id }),
+);
