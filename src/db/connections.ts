@@ -180,13 +180,18 @@ export function refuseUnlessConnectionExists(db: Database, accountId: string, co
  * (one created meanwhile included; a view's target connection is also held by its foreign key).
  */
 export function refuseIfConnectionUsed(db: Database, accountId: string, connectionId: string) {
+  return inBatch(connectionUsedGuard(db), { accountId, connectionId });
+}
+// In every deletion of a connection: compiled once per isolate (db/compiled.ts).
+const connectionUsedGuard = compiled((db) => {
+  const [accountId, connectionId] = [sql.placeholder("accountId"), sql.placeholder("connectionId")];
   return refuseWhen(
     db,
     "connection_in_use",
     sql`(EXISTS (SELECT 1 FROM sources WHERE sources.account_id = ${accountId} AND sources.connection_id = ${connectionId})
       OR EXISTS (SELECT 1 FROM materialized_views mv WHERE mv.account_id = ${accountId} AND mv.target_connection_id = ${connectionId}))`,
   );
-}
+});
 
 /** For a connection naming a folder: refuses unless the account has it (a folder deleted meanwhile included). */
 export function refuseUnlessFolderExists(db: Database, accountId: string, folderId: string) {
