@@ -6,7 +6,7 @@ import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guar
 import { diffMembers, secretChanged } from "../../domain/audit/changes";
 import { invalidateUser } from "../../auth/cache";
 import type { Database } from "../../db/client";
-import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { boundAsGiven, compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { accessTokens, folderAcl, folderItems, folders, folderTreeState, sourcePermissions, sources, userAttributes, userGroups, users } from "../../db/schema";
 import { accountForList, accountIdOf, compiledPerScope, placedForWrite, scopeOf, scoped } from "../../db/scope";
 import { claimUserName, isUserNameTaken, releaseUserName, releaseUserNamesOf, withUserName } from "../../db/shards/user-names";
@@ -259,22 +259,70 @@ const refuseRenameIfLost = compiled((db) => refuseWhen(db, WRITE_CONFLICT_GUARD,
 /** The most owned objects a refused delete lists (`hasOtherUsages` says there are more). */
 const MAX_OWNED_LISTED = 100;
 
-/** What a user owns outside its private tree: sources, and folders of the shared libraries (at most `limit`). */
-const selectOwned = (db: Database, userId: string, limit = MAX_OWNED_LISTED + 1) =>
+// A deletion's statements, compiled once per isolate (db/compiled.ts): Drizzle built their SQL (a
+// dozen statements) on every request. Their placeholders: `id` the user deleted, `transferTo` the
+// user who takes its objects over, `ownedCount` how many objects it moves.
+const deletedUser = sql.placeholder("id");
+
+/** What a user owns outside its private tree: sources, and folders of the shared libraries (at most `limit`: -1 for all). */
+const ownedBy = compiled((db) =>
   db
     .select({ type: sql<string>`'SOURCE'`, id: sources.id, name: sources.name })
     .from(sources)
-    .where(eq(sources.ownerUserId, userId))
+    .where(eq(sources.ownerUserId, deletedUser))
     .unionAll(
       db
         .select({ type: sql<string>`'FOLDER'`, id: folders.id, name: folders.name })
         .from(folders)
-        .where(and(eq(folders.ownerUserId, userId), ne(folders.projectType, "PERSONAL"))),
+        .where(and(eq(folders.ownerUserId, deletedUser), ne(folders.projectType, "PERSONAL"))),
     )
-    .limit(limit);
+    .limit(sql.placeholder("limit")),
+);
+
+/** The user `transferTo` names, if it is of the deleted user's account. */
+const heirOf = compiled((db) =>
+  db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, sql.placeholder("transferTo")), eq(users.accountId, sql`(SELECT account_id FROM users WHERE id = ${deletedUser})`))),
+);
 
 /** The user's private tree (its PERSONAL project): its alone, never shared, so it goes with it. */
-const inPrivateTree = (userId: string) => and(eq(folders.ownerUserId, userId), eq(folders.projectType, "PERSONAL"));
+const inPrivateTree = and(eq(folders.ownerUserId, deletedUser), eq(folders.projectType, "PERSONAL"));
+const grantsTo = (principalType: SQLiteColumn, principalId: SQLiteColumn) => and(eq(principalType, "USER"), eq(principalId, deletedUser));
+
+/** The shard's statements of a deletion, in the batch's order: the transfer's only with transferTo. */
+const deletion = {
+  first: [compiled((db) => db.delete(folderTreeState).where(eq(folderTreeState.userId, deletedUser)))],
+  // Ownership moves in the delete's own transaction; the triggers of migration 0010 refuse an heir deleted meanwhile.
+  transfer: [
+    // What is moved is exactly what was read (and recorded): anything else owned now came meanwhile.
+    compiled((db) =>
+      refuseWhen(
+        db,
+        WRITE_CONFLICT_GUARD,
+        sql`(SELECT count(*) FROM sources WHERE owner_user_id = ${deletedUser}) + (SELECT count(*) FROM folders WHERE owner_user_id = ${deletedUser} AND project_type != 'PERSONAL') != ${sql.placeholder("ownedCount")}`,
+      ),
+    ),
+    compiled((db) => db.update(sources).set({ ownerUserId: boundAsGiven("transferTo") }).where(eq(sources.ownerUserId, deletedUser))),
+    compiled((db) => db.update(folders).set({ ownerUserId: boundAsGiven("transferTo") }).where(and(eq(folders.ownerUserId, deletedUser), ne(folders.projectType, "PERSONAL")))),
+  ],
+  rest: [
+    compiled((db) => db.delete(folderItems).where(inArray(folderItems.folderId, db.select({ id: folders.id }).from(folders).where(inPrivateTree)))),
+    // One statement for the whole tree: its parent links are checked when the statement ends.
+    compiled((db) => db.delete(folders).where(inPrivateTree)),
+    // Anything owned now was made after the read (a source created meanwhile): refused, nothing deleted.
+    compiled((db) =>
+      refuseWhen(db, WRITE_CONFLICT_GUARD, sql`EXISTS (SELECT 1 FROM sources WHERE owner_user_id = ${deletedUser}) OR EXISTS (SELECT 1 FROM folders WHERE owner_user_id = ${deletedUser})`),
+    ),
+    compiled((db) => db.delete(sourcePermissions).where(grantsTo(sourcePermissions.principalType, sourcePermissions.principalId))),
+    compiled((db) => db.delete(folderAcl).where(grantsTo(folderAcl.principalType, folderAcl.principalId))),
+    compiled((db) => db.delete(accessTokens).where(eq(accessTokens.userId, deletedUser))),
+    compiled((db) => db.delete(userAttributes).where(eq(userAttributes.userId, deletedUser))),
+    compiled((db) => db.delete(userGroups).where(eq(userGroups.userId, deletedUser))),
+    compiled((db) => db.delete(users).where(eq(users.id, deletedUser))),
+  ],
+};
 
 const transferToProblem = (message: string) => invalid("query.transferTo", message);
 
@@ -298,11 +346,8 @@ async function attemptRemove(c: Context<AppEnv>, id: string, transferTo: string 
   const [found, owned, heirs] = await db.batch([
     selectUser(db, principal, id),
     // All of it when it moves (each move is an audit event), else as much as a refusal lists.
-    selectOwned(db, id, transferTo === undefined ? MAX_OWNED_LISTED + 1 : -1),
-    db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.id, transferTo ?? ""), eq(users.accountId, sql`(SELECT account_id FROM users WHERE id = ${id})`))),
+    inBatch(ownedBy(db), { id, limit: transferTo === undefined ? MAX_OWNED_LISTED + 1 : -1 }),
+    inBatch(heirOf(db), { id, transferTo: transferTo ?? "" }),
   ]);
   const current = found[0];
   if (!current) throw notFound("User");
@@ -318,39 +363,13 @@ async function attemptRemove(c: Context<AppEnv>, id: string, transferTo: string 
     audit.record({ accountId: current.accountId, action: `${type}.update`, target: { type, id: object.id, name: object.name }, changes: [{ member: "ownerUserId", before: id, after: transferTo }] });
   }
   audit.recordIf(ROW_CHANGED, { accountId: current.accountId, action: "user.delete", target: { type: "user", id, name: current.name } });
-  const grantsTo = (principalType: SQLiteColumn, principalId: SQLiteColumn) => and(eq(principalType, "USER"), eq(principalId, id));
+  const values = { id, transferTo, ownedCount: owned.length };
   try {
     // Its names are let go in the directory once the shard has deleted it (db/shards/user-names.ts).
     await writeAcross(c, {
       directory: () => [],
       after: (d) => [releaseUserNamesOf(d, { userId: id })],
-      shard: (d) => [
-        d.delete(folderTreeState).where(eq(folderTreeState.userId, id)),
-        // Ownership moves in the delete's own transaction; the triggers of migration 0010 refuse an heir deleted meanwhile.
-        ...(transferTo === undefined
-          ? []
-          : [
-              // What is moved is exactly what was read (and recorded): anything else owned now came meanwhile.
-              refuseWhen(
-                d,
-                WRITE_CONFLICT_GUARD,
-                sql`(SELECT count(*) FROM sources WHERE owner_user_id = ${id}) + (SELECT count(*) FROM folders WHERE owner_user_id = ${id} AND project_type != 'PERSONAL') != ${owned.length}`,
-              ),
-              d.update(sources).set({ ownerUserId: transferTo }).where(eq(sources.ownerUserId, id)),
-              d.update(folders).set({ ownerUserId: transferTo }).where(and(eq(folders.ownerUserId, id), ne(folders.projectType, "PERSONAL"))),
-            ]),
-        d.delete(folderItems).where(inArray(folderItems.folderId, d.select({ id: folders.id }).from(folders).where(inPrivateTree(id)))),
-        // One statement for the whole tree: its parent links are checked when the statement ends.
-        d.delete(folders).where(inPrivateTree(id)),
-        // Anything owned now was made after the read (a source created meanwhile): refused, nothing deleted.
-        refuseWhen(d, WRITE_CONFLICT_GUARD, sql`EXISTS (SELECT 1 FROM sources WHERE owner_user_id = ${id}) OR EXISTS (SELECT 1 FROM folders WHERE owner_user_id = ${id})`),
-        d.delete(sourcePermissions).where(grantsTo(sourcePermissions.principalType, sourcePermissions.principalId)),
-        d.delete(folderAcl).where(grantsTo(folderAcl.principalType, folderAcl.principalId)),
-        d.delete(accessTokens).where(eq(accessTokens.userId, id)),
-        d.delete(userAttributes).where(eq(userAttributes.userId, id)),
-        d.delete(userGroups).where(eq(userGroups.userId, id)),
-        d.delete(users).where(eq(users.id, id)),
-      ],
+      shard: (d) => [...deletion.first, ...(transferTo === undefined ? [] : deletion.transfer), ...deletion.rest].map((statement) => inBatch(statement(d), values)),
     });
   } catch (err) {
     if (raisedBy(err, USER_MISSING)) throw transferToProblem("The user was deleted meanwhile");
@@ -359,7 +378,7 @@ async function attemptRemove(c: Context<AppEnv>, id: string, transferTo: string 
         if (!last) return false;
         throw new ApiError("CONCURRENT_UPDATE", "The user's sources or folders changed while it was being deleted; send the delete again");
       }
-      const since = await selectOwned(db, id).all();
+      const since = await ownedBy(db).all({ id, limit: MAX_OWNED_LISTED + 1 });
       throw ownsObjects(current.name, since);
     }
     throw err;
