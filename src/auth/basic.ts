@@ -1,5 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { compiled } from "../db/compiled";
 import { accounts, users } from "../db/schema";
 import { hashPassword, isUsablePassword, needsRehash, secretsEqual, sha256Hex, verifyPassword, type StoredPassword } from "../domain/passwords";
 import type { Principal, UserPrincipal } from "../domain/principal";
@@ -60,23 +61,7 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
   if (cached) return { ok: true, principal: cached };
   await ctx.beforeLookup?.();
 
-  const row = await ctx.db
-    .select({
-      id: users.id,
-      name: users.name,
-      accountId: users.accountId,
-      roles: users.roles,
-      algorithm: users.passwordAlgorithm,
-      iterations: users.passwordIterations,
-      salt: users.passwordSalt,
-      hash: users.passwordHash,
-      accountDisabled: accounts.disabled,
-      memberships: membershipsOf(),
-    })
-    .from(users)
-    .innerJoin(accounts, eq(accounts.id, users.accountId))
-    .where(eq(users.name, username))
-    .get();
+  const row = await signInUserByName(ctx.db).get({ username });
 
   // Unknown users, and users without a password (pushed by a trusted client), cost the same
   // derivation as the others, so timing reveals neither which names exist nor which have a password.
@@ -107,6 +92,26 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
     : undefined;
   return { ok: true, principal, rehash };
 }
+
+// Every cold sign-in reads it: compiled once per isolate (db/compiled.ts), not built by Drizzle on each.
+const signInUserByName = compiled((db) =>
+  db
+    .select({
+      id: users.id,
+      name: users.name,
+      accountId: users.accountId,
+      roles: users.roles,
+      algorithm: users.passwordAlgorithm,
+      iterations: users.passwordIterations,
+      salt: users.passwordSalt,
+      hash: users.passwordHash,
+      accountDisabled: accounts.disabled,
+      memberships: membershipsOf(),
+    })
+    .from(users)
+    .innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(eq(users.name, sql.placeholder("username"))),
+);
 
 let dummy: Promise<StoredPassword> | undefined;
 function dummyPassword(): Promise<StoredPassword> {
