@@ -17,7 +17,7 @@ import { shardBinding } from "./routing";
  * longer holds (a rename's old name, a deleted user's) is released after the shard's commit.
  */
 
-// Claim and release run in every write that names a user: compiled once per isolate (db/compiled.ts).
+// Claims and releases run in every write that names or deletes a user: compiled once per isolate (db/compiled.ts).
 const claim = compiled((db) =>
   db.insert(userNames).values({ name: sql.placeholder("name"), userId: sql.placeholder("userId"), accountId: sql.placeholder("accountId"), claimedAt: sql.placeholder("claimedAt") }),
 );
@@ -30,9 +30,12 @@ export const claimUserName = (directory: Database, user: { name: string; userId:
 /** Lets go of `name` if the user holds it (a no-op otherwise: another user may hold it by now). Batchable. */
 export const releaseUserName = (directory: Database, name: string, userId: string) => inBatch(release(directory), { name, userId });
 
-/** Every name of a user, or of an account's users (the user's, the account's deletion). */
+const releaseAllOfUser = compiled((db) => db.delete(userNames).where(eq(userNames.userId, sql.placeholder("userId"))));
+const releaseAllOfAccount = compiled((db) => db.delete(userNames).where(eq(userNames.accountId, sql.placeholder("accountId"))));
+
+/** Every name of a user, or of an account's users (the user's, the account's deletion). Batchable. */
 export const releaseUserNamesOf = (directory: Database, owner: { userId: string } | { accountId: string }) =>
-  directory.delete(userNames).where("userId" in owner ? eq(userNames.userId, owner.userId) : eq(userNames.accountId, owner.accountId));
+  "userId" in owner ? inBatch(releaseAllOfUser(directory), owner) : inBatch(releaseAllOfAccount(directory), owner);
 
 /** Whether a write failed on a name taken: the directory's claim, or a shard's own unique index. */
 export const isUserNameTaken = (err: unknown) => isConstraintError(err, "UNIQUE", "user_names.name") || isConstraintError(err, "UNIQUE", "users.name");
