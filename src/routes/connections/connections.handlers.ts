@@ -235,7 +235,7 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   const db = c.get("db");
   const { accountId } = userOf(c);
   const { connectionId } = c.req.valid("param");
-  const current = await connectionNameAndRevision(db).get({ accountId, id: connectionId });
+  const current = await storedConnection(db).get({ accountId, id: connectionId });
   if (!current) throw notFound("Connection");
   checkIfMatch(c, current.revision);
   for (let attempt = 0; ; attempt++) {
@@ -259,9 +259,8 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   }
 };
 
-// A deletion's read and write, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on
-// every request. `ifMatch` null: no If-Match, the last writer wins.
-const connectionNameAndRevision = compiled((db) => db.select({ name: connections.name, revision: connections.revision }).from(connections).where(ofAccount()));
+// A deletion's write, compiled once per isolate (db/compiled.ts): Drizzle built its SQL on every
+// request. `ifMatch` null: no If-Match, the last writer wins.
 const deleteConnection = compiled((db) =>
   db
     .delete(connections)
