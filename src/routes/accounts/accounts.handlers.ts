@@ -8,7 +8,8 @@ import { revokeTokens } from "../../db/access-tokens";
 import { deleteAccountStatements } from "../../db/account-owned";
 import type { Database } from "../../db/client";
 import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
-import { accountMoves, accounts, connectionTypeAccounts, groups, type AccountAttribute } from "../../db/schema";
+import { insertGroup } from "../../db/groups";
+import { accountMoves, accounts, connectionTypeAccounts, type AccountAttribute } from "../../db/schema";
 import { countPerShard, forgetPlacement, placeByAccountName, placeNewAccount, shardIsDirectory } from "../../db/shards/routing";
 import { writeAcross } from "../../db/shards/write-across";
 import { releaseUserNamesOf } from "../../db/shards/user-names";
@@ -113,13 +114,13 @@ function accountToCreate(body: AccountCreate): AccountWrite {
   return { ...topLevel, name: topLevel.name, disabled: topLevel.disabled ?? false, attributes: topLevel.attributes ?? [] };
 }
 
-// An account's creation, compiled once per isolate: its row (the directory's names the shard; a
-// shard's copy binds null) and each built-in group's.
-const AUDIT_COLUMNS = ["createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate"] as const;
+// An account's row, compiled once per isolate (the directory's names the shard; a shard's copy
+// binds null); its built-in groups' rows are db/groups.ts's.
 const insertAccount = compiled((db) =>
-  db.insert(accounts).values(placeholders("id", "revision", "name", "disabled", "replyToAddress", "senderDisplayName", "attributes", "shard", ...AUDIT_COLUMNS)),
+  db
+    .insert(accounts)
+    .values(placeholders("id", "revision", "name", "disabled", "replyToAddress", "senderDisplayName", "attributes", "shard", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate")),
 );
-const insertGroup = compiled((db) => db.insert(groups).values(placeholders("id", "revision", "accountId", "name", "description", "privileges", "builtIn", ...AUDIT_COLUMNS)));
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
   const body = accountToCreate(c.req.valid("json"));

@@ -3,6 +3,7 @@ import { diffMembers } from "../../domain/audit/changes";
 import { and, eq, sql } from "drizzle-orm";
 import { compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { invalidateGroup } from "../../auth/cache";
+import { insertGroup } from "../../db/groups";
 import type { Database } from "../../db/client";
 import { groups, userGroups } from "../../db/schema";
 import { accountForList, accountIdOf, compiledPerScope, placedForWrite, scopeOf, scoped } from "../../db/scope";
@@ -34,9 +35,6 @@ function toGroup(row: GroupRow) {
 // A group's read and writes, compiled once per isolate (db/compiled.ts): Drizzle built their SQL on every
 // request. `ifMatch` null: no If-Match, the last writer wins.
 const groupById = compiledPerScope((db, scope) => db.select().from(groups).where(scoped(groups.accountId, scope, eq(groups.id, sql.placeholder("id")))));
-const insertGroup = compiled((db) =>
-  db.insert(groups).values(placeholders("id", "revision", "accountId", "name", "description", "privileges", "builtIn", "createdByUserId", "createdDate", "lastModifiedByUserId", "lastModifiedDate")),
-);
 const updateGroup = compiled((db) =>
   db
     .update(groups)
