@@ -138,6 +138,40 @@ describe("a materialized view's deletion, compiled once per isolate", () => {
   });
 });
 
+describe("a materialized view's PATCH, compiled once per isolate for each set of members", () => {
+  it("patches each of many interleaved views with its own members and values; another account's view is not found and stays", async () => {
+    const { accounts, admins } = await adminsOfAccounts(4);
+    const sources = await Promise.all(admins.map((admin) => createOrdersSource(admin)));
+    const views = await Promise.all(admins.flatMap((admin, i) => [0, 1, 2].map(() => createView(admin, viewBody(sources[i]!.id)))));
+    const ownerOf = (n: number) => Math.floor(n / 3);
+    // Each view gets a different set of members (in a different order), some with If-Match.
+    const patches: Record<string, unknown>[] = views.map((_, n) =>
+      [{ name: unique(`view-${n}`) }, { enabled: n % 2 === 0, description: `patched ${n}` }, { description: null, name: unique(`v${n}`), enabled: false }][n % 3]!,
+    );
+    const patchOf = (n: number) => patches[n]!;
+    const etags = await Promise.all(views.map(async (view, n) => (await call("GET", viewPath(view.id), { as: as(admins[ownerOf(n)]!) })).headers.get("ETag")!));
+    const [patched, foreign] = await Promise.all([
+      Promise.all(views.map((view, n) => call("PATCH", viewPath(view.id), { as: as(admins[ownerOf(n)]!), body: patchOf(n), headers: n % 2 ? { "If-Match": etags[n]! } : undefined }))),
+      Promise.all(accounts.map((_, i) => call("PATCH", viewPath(views[((i + 1) % 4) * 3]!.id), { as: as(admins[i]!), body: { name: unique("stolen") } }))),
+    ]);
+    for (const res of foreign) expect(res.status, res.text).toBe(404);
+    for (const [n, res] of patched.entries()) {
+      const view = views[n]!;
+      const want = { name: view.name, description: view.description ?? null, enabled: view.enabled, ...patchOf(n) };
+      expect(res.status, `view ${n}: ${res.text}`).toBe(200);
+      expect(trips(res), `view ${n}`).toBe("2");
+      expect(res.json, `view ${n}`).toMatchObject({ id: view.id, ...want });
+      const stored = await rowOf(accounts[ownerOf(n)]!.id, "SELECT name, description, enabled, last_modified_by_user_id AS modifier, revision FROM materialized_views WHERE id = ?", view.id);
+      expect(stored, `view ${n}`).toMatchObject({ name: want.name, description: want.description, enabled: want.enabled ? 1 : 0, modifier: admins[ownerOf(n)]!.id });
+      expect(`"${stored!.revision}"`).toBe(res.headers.get("ETag"));
+    }
+    // A stale If-Match misses, and changes nothing.
+    const stale = await call("PATCH", viewPath(views[1]!.id), { as: as(admins[0]!), body: { name: unique("late") }, headers: { "If-Match": etags[1]! } });
+    expect(stale.status, stale.text).toBe(412);
+    expect(await rowOf(accounts[0]!.id, "SELECT name FROM materialized_views WHERE id = ?", views[1]!.id)).toEqual({ name: patched[1]!.json.name });
+  });
+});
+
 describe("a connection's deletion, compiled once per isolate", () => {
   it("deletes each of many interleaved unused connections and refuses each used one; another account's is not found and stays", async () => {
     const { accounts, admins } = await adminsOfAccounts(4);

@@ -5,7 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
-import { boundAsGiven, compiled, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { boundAsGiven, compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import {
   MAX_MATERIALIZED_VIEWS_PER_ACCOUNT,
@@ -25,7 +25,7 @@ import type { UserPrincipal } from "../../domain/principal";
 import { materializedViewQuery, SqlGenerationError } from "../../domain/sql";
 import type { AppRouteHandler } from "../../lib/create-router";
 import { ApiError, duplicated, invalid, isConstraintError, notFound } from "../../lib/errors";
-import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, ifMatchGuard, locationOf, newRevision, patchChanges, ifMatchValue } from "../../lib/http";
+import { assertSameId, auditForCreate, auditForUpdate, checkIfMatch, etagOf, locationOf, newRevision, patchChanges, ifMatchValue } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import { definitionProblem, dialectOf, namesOfDefinition, sqlDefinition, sqlSourceOf, tableOf, toView } from "./materialized-views.model";
 import type * as routes from "./materialized-views.routes";
@@ -126,6 +126,18 @@ const replaceView = compiled((db) =>
     .set({ ...storedPlaceholders, ...placeholders("revision", "lastModifiedByUserId", "lastModifiedDate") })
     .where(and(eq(materializedViews.id, sql.placeholder("id")), ifMatchPlaceholder(materializedViews.revision)))
     .returning(),
+);
+
+// A PATCH's update, compiled once per isolate for each set of members it sets (name, description,
+// enabled, with the revision and the audit columns: at most seven sets).
+const patchView = compiledByKey(
+  (db, members: (keyof MaterializedViewRow)[]) =>
+    db
+      .update(materializedViews)
+      .set(placeholders(...members))
+      .where(and(eq(materializedViews.id, sql.placeholder("id")), ifMatchPlaceholder(materializedViews.revision)))
+      .returning(),
+  (members) => members.join(),
 );
 
 /** The values of storedPlaceholders for a row's stored columns. */
@@ -236,13 +248,8 @@ export const patch: AppRouteHandler<typeof routes.patch> = async (c) => {
   });
   let updated: MaterializedViewRow | undefined;
   try {
-    updated = await c
-      .get("db")
-      .update(materializedViews)
-      .set(changes)
-      .where(and(eq(materializedViews.id, current.id), ifMatchGuard(c, materializedViews.revision, current.revision)))
-      .returning()
-      .get();
+    const members = (Object.keys(changes) as (keyof typeof changes)[]).sort();
+    updated = await patchView(c.get("db"), members).get({ ...changes, id: current.id, ifMatch: ifMatchValue(c, current.revision) });
   } catch (err) {
     mapWriteError(err, body.name ?? current.name);
   }
