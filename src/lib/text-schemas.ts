@@ -8,6 +8,7 @@ import { nameRefusal } from "../domain/names";
  * breaks; free-form JSON is capped in depth and size. (Lone surrogates are refused for every
  * string of every body by the request-body middleware, before validation.)
  */
+const utf8 = new TextEncoder();
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001F\u007F-\u009F]*$/;
 const NO_CONTROL_CHARACTERS_BUT_WHITESPACE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$/;
 
@@ -49,7 +50,8 @@ export function freeFormLimits({ maxDepth = FREE_FORM_MAX_DEPTH, maxBytes = FREE
       ctx.addIssue({ code: "custom", message: `Nested more than ${maxDepth} levels deep` });
       return;
     }
-    const bytes = new TextEncoder().encode(JSON.stringify(value) ?? "").length;
-    if (bytes > maxBytes) ctx.addIssue({ code: "custom", message: `Larger than ${maxBytes} bytes as JSON` });
+    const json = JSON.stringify(value) ?? "";
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: a text that short is within the cap unencoded.
+    if (json.length * 3 > maxBytes && utf8.encode(json).length > maxBytes) ctx.addIssue({ code: "custom", message: `Larger than ${maxBytes} bytes as JSON` });
   };
 }
