@@ -27,6 +27,7 @@ import { closedLoop, markdownTable, median } from "./bench-harness/load.mjs";
 import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
+import { measureViewSqlCpu } from "./bench-view-sql.mjs";
 import { benchTransfer } from "./bench-transfer.mjs";
 import { benchShards } from "./bench-shards.mjs";
 import { parseArgs } from "node:util";
@@ -352,6 +353,8 @@ const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();
 console.log(`Calendar periods (listPeriods, 4-5-4 calendar, in Node): ${periods.periods} DAY periods, ${periods.listMs.toFixed(2)} ms CPU; with the answer's JSON ${periods.withJsonMs.toFixed(2)} ms (${periods.iterations} runs)`);
+const viewSql = await measureViewSqlCpu();
+console.log(`Materialized view SQL (sqlSourceOf and materializedViewQuery, 24 items, in Node): a ${viewSql.length}-character query, ${viewSql.microseconds.toFixed(1)} µs CPU per view (${viewSql.iterations} runs)`);
 // A subset of routes (BENCH_ROUTES) is a developer's quick look: the sections of minutes on Workers of their own are left out.
 if (ROUTES) console.log("\nExport and import, and two shards: not run with BENCH_ROUTES (npm run bench -- --only transfer, --only shards run them alone).");
 else {

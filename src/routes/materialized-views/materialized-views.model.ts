@@ -1,20 +1,17 @@
 import type { MaterializedViewRow } from "../../db/materialized-views";
-import { expressionContext, type ItemRef } from "../../db/source-items";
-import { namesIn, parseExpression, type Expression } from "../../domain/expression";
+import { namesIn, parseExpression } from "../../domain/expression";
 import {
-  ansiDialect,
-  postgresqlDialect,
+  dialectOf,
+  SQL_FILTER_OPERATION,
+  sqlSourceOf,
+  tableOfEntities,
   type FilterOperation,
   type MaterializedViewDefinition,
-  type SqlDialect,
-  type SqlSource,
-  type SqlSourceField,
   type SqlTable,
 } from "../../domain/sql";
 import { ApiError, invalid } from "../../lib/errors";
 import { auditOut } from "../../lib/http";
 import { expressionError } from "../sources/expressions";
-import type { StoredOrigin } from "../source-fields/fields.model";
 import type { MaterializedViewInput, ViewFilterOperation } from "./materialized-views.schemas";
 
 /**
@@ -59,68 +56,26 @@ export function namesOfDefinition(definition: Definition): string[] {
   return [...new Set(names.filter((name) => name !== undefined))];
 }
 
-/** The API's filter operations (the reference product's spellings) in the SQL module's. */
-const SQL_OPERATION: Record<ViewFilterOperation, FilterOperation> = {
-  EQUALS: "EQUALS",
-  NOTEQUALS: "NOT_EQUALS",
-  GT: "GT",
-  GE: "GTE",
-  LT: "LT",
-  LE: "LTE",
-  IN: "IN",
-  NOTIN: "NOT_IN",
-  BETWEEN: "BETWEEN",
-  ISNULL: "IS_NULL",
-  ISNOTNULL: "IS_NOT_NULL",
-  CONTAINS_CS: "CONTAINS",
-};
+// The API's filter operations (the reference product's spellings) in the SQL module's: every one of the schema's.
+const SQL_OPERATION: Record<ViewFilterOperation, FilterOperation> = SQL_FILTER_OPERATION;
 
 export function sqlDefinition(definition: Definition): MaterializedViewDefinition {
   return { ...definition, filters: definition.filters.map((f) => ({ ...f, operation: SQL_OPERATION[f.operation] })) };
 }
 
-/** PostgreSQL for a source whose connection's connector is one of PostgreSQL's; ANSI otherwise (no connection, HTTP JSON, JSON datasets). */
-export function dialectOf(connectorId: string | undefined): SqlDialect {
-  return connectorId === "postgresql" || connectorId === "postgresql-hyperdrive" ? postgresqlDialect : ansiDialect;
-}
+export { dialectOf, sqlSourceOf };
 
 const SOURCE_MEMBER = "body.definition.sourceId";
 
-/**
- * The table a source's fields come from: the one `dataEntityId` (`schema.table`, split at its
- * first dot; without a dot, a bare table) its native fields name. None, or several: a 400.
- */
+/** The table a source's fields come from (tableOfEntities); none, or several: a 400. */
 export function tableOf(dataEntityIds: readonly string[]): SqlTable {
-  const [only, other] = dataEntityIds;
-  if (only === undefined) {
+  const found = tableOfEntities(dataEntityIds);
+  if ("table" in found) return found.table;
+  if ("none" in found) {
     throw invalid(SOURCE_MEMBER, "The source's native fields name no table (origin.nativeOrigin.dataEntityId): a materialized view needs the table its data comes from");
   }
-  if (other !== undefined) throw invalid(SOURCE_MEMBER, `The source's native fields come from several tables ('${only}', '${other}'): a materialized view reads one`);
-  const dot = only.indexOf(".");
-  return dot < 0 ? { name: only } : { schema: only.slice(0, dot), name: only.slice(dot + 1) };
-}
-
-type LoadedItem = ItemRef & { body: Record<string, unknown> };
-
-/** The source as SQL generation sees it: its table, the loaded fields and metrics written as SQL, and their types for the checker. */
-export function sqlSourceOf(table: SqlTable, items: readonly LoadedItem[]): SqlSource {
-  const fields = new Map<string, SqlSourceField>();
-  const metrics = new Map<string, Expression>();
-  for (const item of items) {
-    if (item.kind === "METRIC") {
-      const parsed = parseExpression(String(item.body.expression ?? ""));
-      if (parsed.ok) metrics.set(item.name, parsed.ast);
-      continue;
-    }
-    const origin = item.body.origin as StoredOrigin;
-    if (origin.type === "NATIVE") fields.set(item.name, { kind: "NATIVE", column: origin.nativeOrigin.originalName });
-    if (origin.type === "DERIVED") {
-      const parsed = parseExpression(origin.derivedOrigin.expression);
-      if (parsed.ok) fields.set(item.name, { kind: "DERIVED", expression: parsed.ast });
-    }
-    // A hierarchy has no SQL of its own: the checker refuses it by its type.
-  }
-  return { table, fields, metrics, types: expressionContext(items) };
+  const [only, other] = found.several;
+  throw invalid(SOURCE_MEMBER, `The source's native fields come from several tables ('${only}', '${other}'): a materialized view reads one`);
 }
 
 /**
