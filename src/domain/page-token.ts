@@ -14,6 +14,10 @@
 import { toBase64Url } from "./bytes";
 import { Sealer } from "./sealing";
 
+// One of each per isolate: every page of a list seals its tokens with them.
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
 export interface PageCursor {
   direction: "next" | "previous";
   key: string;
@@ -41,7 +45,7 @@ export class PageTokenCodec {
   }
 
   async encode(cursor: PageCursor, binding: PageBinding): Promise<string> {
-    const plaintext = new TextEncoder().encode(JSON.stringify({ d: cursor.direction === "next" ? "n" : "p", k: cursor.key, t: Math.floor(this.now() / 1000) }));
+    const plaintext = utf8.encode(JSON.stringify({ d: cursor.direction === "next" ? "n" : "p", k: cursor.key, t: Math.floor(this.now() / 1000) }));
     return this.#sealer.seal(plaintext, bindingBytes(binding));
   }
 
@@ -50,7 +54,7 @@ export class PageTokenCodec {
     if (!/^[A-Za-z0-9_-]{40,2048}$/.test(token)) return undefined;
     const plaintext = await this.#sealer.open(token, bindingBytes(binding));
     if (!plaintext) return undefined;
-    const { d, k, t } = JSON.parse(new TextDecoder().decode(plaintext)) as { d: string; k: string; t: number };
+    const { d, k, t } = JSON.parse(fromUtf8.decode(plaintext)) as { d: string; k: string; t: number };
     const age = Math.floor(this.now() / 1000) - t;
     if (age < -60 || age > MAX_TOKEN_AGE_SECONDS) return undefined;
     return { direction: d === "n" ? "next" : "previous", key: k };
@@ -66,5 +70,5 @@ function bindingBytes(binding: PageBinding): Uint8Array {
   const filters = Object.entries(binding.filters ?? {})
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return new TextEncoder().encode(JSON.stringify([binding.list, binding.account, filters]));
+  return utf8.encode(JSON.stringify([binding.list, binding.account, filters]));
 }

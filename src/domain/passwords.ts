@@ -10,6 +10,8 @@ export const PASSWORD_ALGORITHM = "PBKDF2-SHA256";
 export const PASSWORD_ITERATIONS = 100_000;
 const SALT_BYTES = 16;
 const HASH_BITS = 256;
+// One encoder per isolate: every request's sign-in hashes its credentials with it.
+const utf8 = new TextEncoder();
 
 export interface StoredPassword {
   algorithm: string;
@@ -48,13 +50,13 @@ export async function pbkdf2(password: string, salt: Uint8Array, iterations: num
   if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_PBKDF2_ITERATIONS_PER_CALL) {
     throw new RangeError(`PBKDF2 iterations must be between 1 and ${MAX_PBKDF2_ITERATIONS_PER_CALL}`);
   }
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
+  const key = await crypto.subtle.importKey("raw", utf8.encode(password), "PBKDF2", false, ["deriveBits"]);
   const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, HASH_BITS);
   return new Uint8Array(bits);
 }
 
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  const digest = await crypto.subtle.digest("SHA-256", utf8.encode(text));
   return toHex(new Uint8Array(digest));
 }
 
@@ -75,7 +77,7 @@ export async function secretsEqual(sent: string, configured: string): Promise<bo
 }
 
 async function sha256Bytes(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(text)));
 }
 
 export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {

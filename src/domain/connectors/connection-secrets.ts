@@ -10,6 +10,10 @@
  */
 import { Sealer } from "../sealing";
 
+// One of each per isolate: a connection's write seals and opens each of its secret parameters.
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
 export interface SecretPlace {
   accountId: string;
   connectionId: string;
@@ -29,13 +33,13 @@ export class ConnectionSecrets {
 
   async seal(value: string, place: SecretPlace): Promise<string> {
     if (!this.configured) throw new Error("ConnectionSecrets has no key");
-    return this.#sealer.seal(new TextEncoder().encode(value), placeBytes(place));
+    return this.#sealer.seal(utf8.encode(value), placeBytes(place));
   }
 
   /** The value, or undefined when no configured key opens it here (a retired key, or another place). */
   async open(sealed: string, place: SecretPlace): Promise<string | undefined> {
     const plaintext = await this.#sealer.open(sealed, placeBytes(place));
-    return plaintext && new TextDecoder().decode(plaintext);
+    return plaintext && fromUtf8.decode(plaintext);
   }
 
   /** Values sealed with an older key are sealed again with the current one when their connection is written. */
@@ -53,5 +57,5 @@ export function secretKeysOf(setting: string | undefined): string[] {
 }
 
 function placeBytes({ accountId, connectionId, key }: SecretPlace): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(["connection-secret", accountId, connectionId, key]));
+  return utf8.encode(JSON.stringify(["connection-secret", accountId, connectionId, key]));
 }
