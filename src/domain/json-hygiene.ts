@@ -15,29 +15,56 @@ export function hasLoneSurrogate(text: string): boolean {
   return LONE_SURROGATE.test(text);
 }
 
+/**
+ * Whether the JSON text of a body can have a flaw at all, read from the text alone: a string of the
+ * parsed value holds a surrogate only through a `\uD800`-`\uDFFF` escape (text decoded as strict
+ * UTF-8 has none of its own), and a value is no deeper than the text has `{` and `[`. Most bodies
+ * have neither, and are spared the walk of findJsonFlaw.
+ */
+export function mayHaveJsonFlaw(text: string, maxDepth: number): boolean {
+  if (SURROGATE_ESCAPE.test(text)) return true;
+  let openings = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code === 0x7b || code === 0x5b) && ++openings > maxDepth) return true;
+  }
+  return false;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** A value met by the walk: its container's frame and its key there, not a copy of its whole path. */
+type Frame = { value: unknown; parent: Frame | undefined; key: string | number; depth: number };
+
+function pathOf(frame: Frame): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let f: Frame | undefined = frame; f?.parent; f = f.parent) path.push(f.key);
+  return path.reverse();
+}
+
 /** The first flaw found in document order (depth is counted in containers: `{}` is depth 1), or undefined. */
 export function findJsonFlaw(value: unknown, maxDepth: number): JsonFlaw | undefined {
-  // Each frame: the value, its path, its depth (number of containers it sits in, itself included).
-  const stack: { value: unknown; path: (string | number)[]; depth: number }[] = [{ value, path: [], depth: 0 }];
+  // Each frame: the value, where it sits, its depth (number of containers it sits in, itself included).
+  const stack: Frame[] = [{ value, parent: undefined, key: "", depth: 0 }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const current = frame.value;
     if (typeof current === "string") {
-      if (hasLoneSurrogate(current)) return { kind: "LONE_SURROGATE", path: frame.path };
+      if (hasLoneSurrogate(current)) return { kind: "LONE_SURROGATE", path: pathOf(frame) };
       continue;
     }
     if (current === null || typeof current !== "object") continue;
     const depth = frame.depth + 1;
-    if (depth > maxDepth) return { kind: "TOO_DEEP", path: frame.path };
+    if (depth > maxDepth) return { kind: "TOO_DEEP", path: pathOf(frame) };
     // Pushed in reverse so that the first member is inspected first.
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: [...frame.path, i], depth });
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], parent: frame, key: i, depth });
     } else {
       const keys = Object.keys(current);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
-        if (hasLoneSurrogate(key)) return { kind: "LONE_SURROGATE", path: [...frame.path, key] };
-        stack.push({ value: (current as Record<string, unknown>)[key], path: [...frame.path, key], depth });
+        if (hasLoneSurrogate(key)) return { kind: "LONE_SURROGATE", path: [...pathOf(frame), key] };
+        stack.push({ value: (current as Record<string, unknown>)[key], parent: frame, key, depth });
       }
     }
   }

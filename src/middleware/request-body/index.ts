@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { findJsonFlaw, memberName } from "../../domain/json-hygiene";
+import { findJsonFlaw, mayHaveJsonFlaw, memberName } from "../../domain/json-hygiene";
 import type { Config } from "../../lib/config";
 import { ApiError } from "../../lib/errors";
 import type { AppEnv } from "../../lib/types";
@@ -57,7 +57,8 @@ export function readJsonBody(cap: BodyCap = defaultBodyCap): MiddlewareHandler<A
     } catch {
       throw malformed("Malformed JSON in request body");
     }
-    const flaw = findJsonFlaw(value, MAX_BODY_DEPTH);
+    // The walk of the parsed value only for a text that can have a flaw (most bodies cannot).
+    const flaw = mayHaveJsonFlaw(text, MAX_BODY_DEPTH) ? findJsonFlaw(value, MAX_BODY_DEPTH) : undefined;
     if (flaw) {
       const name = memberName("body", flaw.path);
       const message =
