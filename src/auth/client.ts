@@ -1,5 +1,6 @@
 import { eq, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { compiled } from "../db/compiled";
 import { trustedAccessClients } from "../db/schema";
 import { acceptedSecret, digestOf, isUuid } from "../domain/trusted-access";
 import type { BasicCredentials } from "./basic";
@@ -22,7 +23,7 @@ export interface TrustedClient {
 export async function verifyClient(db: Database, credentials: BasicCredentials, nowSeconds: number): Promise<TrustedClient | undefined> {
   const presentedDigest = await digestOf(credentials.password);
   if (!isUuid(credentials.username)) return undefined;
-  const row = await db.select().from(trustedAccessClients).where(eq(trustedAccessClients.clientId, credentials.username)).get();
+  const row = await clientById(db).get({ clientId: credentials.username });
   if (!row || !acceptedSecret(row, presentedDigest, nowSeconds)) return undefined;
   return {
     clientId: row.clientId,
@@ -32,6 +33,9 @@ export async function verifyClient(db: Database, credentials: BasicCredentials, 
     presentedDigest,
   };
 }
+
+// Every request of a trusted client reads its row: compiled once per isolate (db/compiled.ts).
+const clientById = compiled((db) => db.select().from(trustedAccessClients).where(eq(trustedAccessClients.clientId, sql.placeholder("clientId"))));
 
 /**
  * SQL for a write's batch: the client still accepts the secret this request presented, and serves

@@ -5,7 +5,7 @@ import { allEverywhere, countEverywhere, nameAsked, otherShards, shardsAsked } f
 import { as, call, createAccount, createGroup, createUser, databaseOf, shardNameOf, unique, type CallResult } from "./helpers";
 import { createOrdersSource, createView, viewBody, viewPath } from "./materialized-view-helpers";
 import { createSource } from "./source-helpers";
-import { bearerFor, createClient } from "./trusted-access-helpers";
+import { bearerFor, createClient, pullToken } from "./trusted-access-helpers";
 
 // Deletions, and a cold sign-in's read of the user, compiled once per isolate (src/db/compiled.ts):
 // interleaved requests of several accounts each delete their own object with their own values, in
@@ -57,6 +57,30 @@ describe("a trusted-access client's deletion, compiled once per isolate", () => 
     await call("PATCH", `${CLIENTS}/${kept[1]!.clientId}`, { body: { client_name: unique("renamed") } });
     expect((await call("DELETE", `${CLIENTS}/${kept[1]!.clientId}`, { headers: { "If-Match": stale.headers.get("ETag")! } })).status).toBe(412);
     expect(await tokensOf(kept[1]!.clientId)).toBe(members.length);
+  });
+});
+
+describe("a trusted client's sign-in read, compiled once per isolate", () => {
+  it("authenticates each of many interleaved clients as itself: each mints only in its own account, a wrong secret is refused", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const users = await Promise.all(accounts.map((a) => createUser(a.id)));
+    const clients = await Promise.all(accounts.map((a) => createClient({ account_ids: [a.id] })));
+    // Each client asks for its own account's user, and for the next account's (which it does not serve).
+    const [own, foreign, wrongSecret] = await Promise.all([
+      Promise.all(clients.map((client, i) => pullToken(client.credentials, { username: users[i]!.username }))),
+      Promise.all(clients.map((client, i) => pullToken(client.credentials, { username: users[(i + 1) % 4]!.username }))),
+      Promise.all(clients.map((client, i) => pullToken({ username: client.clientId, password: clients[(i + 1) % 4]!.clientSecret }, { username: users[i]!.username }))),
+    ]);
+    for (const [i, res] of own.entries()) {
+      expect(res.status, `client ${i}: ${res.text}`).toBe(200);
+      const row = await rowOf(accounts[i]!.id, "SELECT client_id, account_id, user_id FROM access_tokens WHERE token_id = ?", res.json.token_id);
+      expect(row, `client ${i}`).toEqual({ client_id: clients[i]!.clientId, account_id: accounts[i]!.id, user_id: users[i]!.id });
+    }
+    for (const res of foreign) expect(res.status, res.text).toBeGreaterThanOrEqual(400);
+    for (const res of wrongSecret) expect(res.status, res.text).toBe(401);
+    for (const [i, client] of clients.entries()) {
+      expect(await countEverywhere("SELECT COUNT(*) AS n FROM access_tokens WHERE client_id = ?", client.clientId), `client ${i}`).toBe(1);
+    }
   });
 });
 
