@@ -278,3 +278,45 @@ describe("a group's create and update, compiled once per isolate", () => {
     expect((await call("PUT", `/api/groups/${ids[1]}`, { as: as(admins[1]!), body: bodies[1], headers: { "If-Match": created[1]!.headers.get("ETag")! } })).status).toBe(412);
   });
 });
+
+describe("an account's users and administrators, compiled once per isolate", () => {
+  it("lists and replaces each of many interleaved accounts' administrators with its own users; another account's is not found", async () => {
+    const { accounts, admins } = await adminsOfAccounts(4);
+    const others = await Promise.all(accounts.map((a) => Promise.all([createUser(a.id), createUser(a.id)])));
+    const path = (i: number, list: "users" | "admins") => `/api/accounts/${accounts[i]!.id}/${list}`;
+    const ref = (u: TestUser) => ({ id: u.id });
+    // Account i's administrators become its admin and, for even i, its first other user (by id or by name).
+    const wanted = accounts.map((_, i) => (i % 2 === 0 ? [admins[i]!, others[i]![0]!] : [admins[i]!]));
+    const [users, replaced, foreign, asSupervisor] = await Promise.all([
+      Promise.all(accounts.map((_, i) => call("GET", path(i, "users"), { as: as(admins[i]!) }))),
+      Promise.all(accounts.map((_, i) => call("PUT", path(i, "admins"), { as: as(admins[i]!), body: wanted[i]!.map((u, k) => (k % 2 ? { name: u.username } : ref(u))) }))),
+      Promise.all(accounts.map((_, i) => call("GET", path((i + 1) % 4, "admins"), { as: as(admins[i]!) }))),
+      Promise.all(accounts.map((_, i) => call("GET", path(i, "users")))),
+    ]);
+    for (const res of foreign) expect(res.status, res.text).toBe(404);
+    const names = (list: TestUser[]) => list.map((u) => u.username).sort();
+    for (const [i, res] of users.entries()) {
+      expect(res.status, res.text).toBe(200);
+      expect(trips(res)).toBe("1");
+      expect(res.json.map((u: { name: string }) => u.name).sort(), `account ${i}`).toEqual(names([admins[i]!, ...others[i]!]));
+      expect(asSupervisor[i]!.json, `account ${i}`).toEqual(res.json);
+    }
+    for (const [i, res] of replaced.entries()) {
+      expect(res.status, `account ${i}: ${res.text}`).toBe(200);
+      expect(res.json.map((u: { name: string }) => u.name), `account ${i}`).toEqual(names(wanted[i]!));
+      const listed = await call("GET", path(i, "admins"), { as: as(admins[i]!) });
+      expect(listed.json.map((u: { name: string }) => u.name), `account ${i}`).toEqual(names(wanted[i]!));
+      const roles = await (await databaseOf(accounts[i]!.id))
+        .prepare("SELECT u.name, u.last_modified_by_user_id AS modifier FROM users u JOIN user_groups ug ON ug.user_id = u.id JOIN groups g ON g.id = ug.group_id WHERE g.name = 'Administrators' AND u.account_id = ? ORDER BY u.name")
+        .bind(accounts[i]!.id)
+        .all();
+      expect(roles.results.map((r) => r.name), `account ${i}`).toEqual(names(wanted[i]!));
+      if (i % 2 === 0) expect(roles.results.find((r) => r.name === others[i]![0]!.username)?.modifier, `account ${i}`).toBe(admins[i]!.id);
+    }
+    // Back to its admin alone: the promoted user is demoted again, in its own account only.
+    const back = await call("PUT", path(0, "admins"), { as: as(admins[0]!), body: [ref(admins[0]!)] });
+    expect(back.status, back.text).toBe(200);
+    expect((await call("GET", path(0, "admins"), { as: as(admins[0]!) })).json.map((u: { name: string }) => u.name)).toEqual([admins[0]!.username]);
+    expect((await call("GET", path(2, "admins"), { as: as(admins[2]!) })).json.map((u: { name: string }) => u.name)).toEqual(names(wanted[2]!));
+  });
+});

@@ -4,7 +4,8 @@ import { invalidateUser } from "../../auth/cache";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
 import { accounts, userGroups, users } from "../../db/schema";
-import { scopeOf, scoped } from "../../db/scope";
+import { compiled, inBatch, placeholders } from "../../db/compiled";
+import { accountIdOf, compiledPerScope, scopeOf, scoped } from "../../db/scope";
 import { ApiError, notFound, type Problem } from "../../lib/errors";
 import { assertMayGrant } from "../../lib/grants";
 import { auditForUpdate } from "../../lib/http";
@@ -34,23 +35,31 @@ interface Member {
  */
 async function accountMembers(c: Context<AppEnv>, accountId: string): Promise<Member[]> {
   const db = c.get("db");
+  const scope = scopeOf(c.get("principal"));
   const [found, members] = await db.batch([
-    db.select({ id: accounts.id }).from(accounts).where(scoped(accounts.id, scopeOf(c.get("principal")), eq(accounts.id, accountId))),
-    db
-      .select({
-        id: users.id,
-        name: users.name,
-        // `users.id` spelled out in the subqueries: in a single-table select Drizzle renders ${users.id} as a bare "id".
-        admin: sql<number>`${holdsAdmin}`,
-        adminElsewhere: sql<number>`${holdsAdminThrough(sql`g.name <> ${ADMINISTRATORS}`)}`,
-      })
-      .from(users)
-      .where(eq(users.accountId, accountId))
-      .orderBy(users.name),
+    inBatch(accountSeen(db, scope), { accountId: accountIdOf(scope), id: accountId }),
+    inBatch(membersOfAccount(db), { id: accountId }),
   ]);
   if (found.length === 0) throw notFound("Account");
   return members.map((m) => ({ id: m.id, name: m.name, admin: Boolean(m.admin), adminElsewhere: Boolean(m.adminElsewhere) }));
 }
+
+// The reads and the administrators' write, compiled once per isolate (db/compiled.ts): Drizzle built
+// their SQL on every request. `id` is the account of the path; lists are JSON arrays of user ids.
+const accountSeen = compiledPerScope((db, scope) => db.select({ id: accounts.id }).from(accounts).where(scoped(accounts.id, scope, eq(accounts.id, sql.placeholder("id")))));
+const membersOfAccount = compiled((db) =>
+  db
+    .select({
+      id: users.id,
+      name: users.name,
+      // `users.id` spelled out in the subqueries: in a single-table select Drizzle renders ${users.id} as a bare "id".
+      admin: sql<number>`${holdsAdmin}`,
+      adminElsewhere: sql<number>`${holdsAdminThrough(sql`g.name <> ${ADMINISTRATORS}`)}`,
+    })
+    .from(users)
+    .where(eq(users.accountId, sql.placeholder("id")))
+    .orderBy(users.name),
+);
 
 const viewOf = (m: { id: string; name: string }) => ({ id: m.id, name: m.name });
 
@@ -137,32 +146,52 @@ export const putAdmins: AppRouteHandler<typeof routes.putAdmins> = async (c) => 
  * the whole batch (412) instead of leaving a mix.
  */
 async function writeAdmins(db: Database, accountId: string, listed: string[], promoted: string[], demoted: string[], audit: ReturnType<typeof auditForUpdate>) {
-  const inList = (ids: string[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-  const administrators = sql`(SELECT id FROM groups WHERE account_id = ${accountId} AND name = ${ADMINISTRATORS} AND built_in = 1)`;
+  const values = {
+    accountId,
+    listed: JSON.stringify(listed),
+    promoted: JSON.stringify(promoted),
+    demoted: JSON.stringify(demoted),
+    changed: JSON.stringify([...promoted, ...demoted]),
+    ...audit,
+  };
   try {
     await db.batch([
-      db
-        .insert(userGroups)
-        .select(sql`SELECT users.id, ${administrators}, ${accountId} FROM users WHERE users.account_id = ${accountId} AND users.id IN ${inList(promoted)}`)
-        .onConflictDoNothing(),
-      db.delete(userGroups).where(and(eq(userGroups.accountId, accountId), sql`${userGroups.groupId} = ${administrators}`, sql`${userGroups.userId} IN ${inList(demoted)}`)),
-      db
-        .update(users)
-        .set({ roles: sql`(SELECT json_group_array(value) FROM json_each(users.roles) WHERE value <> 'ROLE_ADMIN')` })
-        .where(and(eq(users.accountId, accountId), sql`users.id IN ${inList(demoted)}`)),
-      db
-        .update(users)
-        .set({ revision: sql`lower(hex(randomblob(8)))`, ...audit })
-        .where(and(eq(users.accountId, accountId), sql`users.id IN ${inList([...promoted, ...demoted])}`)),
-      refuseWhen(
-        db,
-        WRITE_CONFLICT_GUARD,
-        sql`EXISTS (SELECT 1 FROM users WHERE users.account_id = ${accountId} AND (users.id IN ${inList(listed)}) <> ${holdsAdmin})`,
-        "account admins",
-      ),
+      inBatch(joinAdministrators(db), values),
+      inBatch(leaveAdministrators(db), values),
+      inBatch(dropAdminRole(db), values),
+      inBatch(reviseChanged(db), values),
+      inBatch(refuseUnlessListedAreAdmins(db), values),
     ]);
   } catch (err) {
     if (refusedBy(err, WRITE_CONFLICT_GUARD)) throw new ApiError("PRECONDITION_FAILED", "The account's users or groups changed meanwhile; reload the administrators and retry");
     throw err;
   }
 }
+
+const inList = (name: string) => sql`(SELECT value FROM json_each(${sql.placeholder(name)}))`;
+const ofAccount = sql.placeholder("accountId");
+const administrators = sql`(SELECT id FROM groups WHERE account_id = ${ofAccount} AND name = ${ADMINISTRATORS} AND built_in = 1)`;
+const joinAdministrators = compiled((db) =>
+  db
+    .insert(userGroups)
+    .select(sql`SELECT users.id, ${administrators}, ${ofAccount} FROM users WHERE users.account_id = ${ofAccount} AND users.id IN ${inList("promoted")}`)
+    .onConflictDoNothing(),
+);
+const leaveAdministrators = compiled((db) =>
+  db.delete(userGroups).where(and(eq(userGroups.accountId, ofAccount), sql`${userGroups.groupId} = ${administrators}`, sql`${userGroups.userId} IN ${inList("demoted")}`)),
+);
+const dropAdminRole = compiled((db) =>
+  db
+    .update(users)
+    .set({ roles: sql`(SELECT json_group_array(value) FROM json_each(users.roles) WHERE value <> 'ROLE_ADMIN')` })
+    .where(and(eq(users.accountId, ofAccount), sql`users.id IN ${inList("demoted")}`)),
+);
+const reviseChanged = compiled((db) =>
+  db
+    .update(users)
+    .set({ revision: sql`lower(hex(randomblob(8)))`, ...placeholders("lastModifiedByUserId", "lastModifiedDate") })
+    .where(and(eq(users.accountId, ofAccount), sql`users.id IN ${inList("changed")}`)),
+);
+const refuseUnlessListedAreAdmins = compiled((db) =>
+  refuseWhen(db, WRITE_CONFLICT_GUARD, sql`EXISTS (SELECT 1 FROM users WHERE users.account_id = ${ofAccount} AND (users.id IN ${inList("listed")}) <> ${holdsAdmin})`, "account admins"),
+);
