@@ -26,6 +26,21 @@ const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
  * (Cyrillic ѕ), "ＳＵＰＥＲＶＩＳＯＲ" and "supervisor\u00A0" all have the skeleton of "supervisor".
  */
 export function nameSkeleton(name: string): string {
+  let skeleton = skeletons.get(name);
+  if (skeleton === undefined) {
+    skeleton = skeletonOf(name);
+    if (skeletons.size >= MAX_SKELETONS_KEPT) skeletons.clear();
+    skeletons.set(name, skeleton);
+  }
+  return skeleton;
+}
+
+// The skeletons of the names met lately (the supervisor's, and the users a trusted client asks tokens
+// for, on every request): four normalizations and a walk of the name each time otherwise.
+const MAX_SKELETONS_KEPT = 1024;
+const skeletons = new Map<string, string>();
+
+function skeletonOf(name: string): string {
   const folded = name.normalize("NFKC").replace(INVISIBLE, "").trim().toLowerCase().normalize("NFKC");
   let mapped = "";
   for (const ch of folded.normalize("NFD")) mapped += prototypes().get(ch) ?? ch;

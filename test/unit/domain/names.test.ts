@@ -74,3 +74,13 @@ describe("the confusables table (src/domain/confusables.ts, the part of unhomogl
     }
   });
 });
+
+describe("nameSkeleton keeps the skeletons of names met lately", () => {
+  it("answers the same skeleton for a name asked again, before and after more names than it keeps", () => {
+    const names = Array.from({ length: 3000 }, (_, i) => `ЅUPER-${i}\u200B`);
+    const firstTime = names.map(nameSkeleton);
+    expect(new Set(firstTime).size).toBe(names.length);
+    expect(names.map(nameSkeleton)).toEqual(firstTime);
+    expect(nameSkeleton("ЅUPERVISOR\u200B")).toBe(nameSkeleton("supervisor"));
+  });
+});
