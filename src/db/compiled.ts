@@ -1,5 +1,5 @@
-import { fillPlaceholders, sql, type SQL } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, eq, fillPlaceholders, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Database } from "./client";
 import type { D1Client } from "./session";
@@ -78,6 +78,34 @@ export function placeholders<K extends string>(...names: K[]): Record<K, never> 
  */
 export function ifMatchPlaceholder(revisionColumn: SQLiteColumn): SQL {
   return sql`(${sql.placeholder("ifMatch")} IS NULL OR ${revisionColumn} = ${sql.placeholder("ifMatch")})`;
+}
+
+/** A compiled query answering rows of one table, as Drizzle's prepared query runs it. */
+export interface RowsQuery<Row> extends PreparedLike {
+  all(values: Record<string, unknown>): Promise<Row[]>;
+  get(values: Record<string, unknown>): Promise<Row | undefined>;
+  execute(values?: Record<string, unknown>): Promise<Row[]>;
+}
+
+/**
+ * The update of the row `id` of `table` that a PUT or PATCH makes: it sets the members named (each
+ * from the placeholder of its name), is guarded by If-Match (ifMatchPlaceholder) and answers the
+ * row. Compiled once per isolate for each set of members (its caller sorts them), when first asked.
+ *
+ *   const sourceUpdate = compiledRowUpdate(sources, sources.id, sources.revision);
+ *   const [row] = await sourceUpdate(db, ["description", "revision"]).all({ description, revision, id, ifMatch });
+ */
+export function compiledRowUpdate<Table extends SQLiteTable>(table: Table, id: SQLiteColumn, revision: SQLiteColumn) {
+  type Row = Table["$inferSelect"];
+  return compiledByKey(
+    (db, members: readonly (keyof Row & string)[]) =>
+      db
+        .update(table)
+        .set(placeholders(...members) as never)
+        .where(and(eq(id, sql.placeholder("id")), ifMatchPlaceholder(revision)))
+        .returning() as unknown as { prepare(): RowsQuery<Row> },
+    (members) => members.join(),
+  );
 }
 
 export interface PreparedLike {

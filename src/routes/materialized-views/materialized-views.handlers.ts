@@ -5,7 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Context } from "hono";
 import type { Database } from "../../db/client";
 import { COUNT_LIMIT_GUARD, refusedBy } from "../../db/batch-guards";
-import { boundAsGiven, compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { boundAsGiven, compiled, compiledRowUpdate, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import {
   MAX_MATERIALIZED_VIEWS_PER_ACCOUNT,
@@ -128,17 +128,9 @@ const replaceView = compiled((db) =>
     .returning(),
 );
 
-// A PATCH's update, compiled once per isolate for each set of members it sets (name, description,
-// enabled, with the revision and the audit columns: at most seven sets).
-const patchView = compiledByKey(
-  (db, members: (keyof MaterializedViewRow)[]) =>
-    db
-      .update(materializedViews)
-      .set(placeholders(...members))
-      .where(and(eq(materializedViews.id, sql.placeholder("id")), ifMatchPlaceholder(materializedViews.revision)))
-      .returning(),
-  (members) => members.join(),
-);
+// A PATCH's update, one template per set of members it sets (name, description, enabled, with the
+// revision and the audit columns: at most seven sets).
+const patchView = compiledRowUpdate(materializedViews, materializedViews.id, materializedViews.revision);
 
 /** The values of storedPlaceholders for a row's stored columns. */
 const storedValues = <Row extends { storageSettings: unknown }>(row: Row) => ({

@@ -8,7 +8,7 @@ import { loadSource, readableByEach, requireSource, selectSourceWithAccess } fro
 import { insertItems, inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
-import { compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { compiled, compiledRowUpdate, inBatch, placeholders } from "../../db/compiled";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
 import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
@@ -251,15 +251,7 @@ const refuseWhileFieldsUseFacetFiltering = compiled((db) =>
  * A source's update, for each set of members it sets (sorted): the PUT's, and a PATCH's (name,
  * description, enabled, each sent or not: eight), made when first needed.
  */
-const sourceUpdate = compiledByKey(
-  (db, members: (keyof SourceRow)[]) =>
-    db
-      .update(sources)
-      .set(placeholders(...members))
-      .where(and(eq(sources.id, sql.placeholder("id")), ifMatchPlaceholder(sources.revision)))
-      .returning(),
-  (members) => members.join(),
-);
+const sourceUpdate = compiledRowUpdate(sources, sources.id, sources.revision);
 
 /**
  * The update of a source after `guards`, in one batch, guarded by If-Match: a taken name is 409, a

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { rowGone, rowHasRevision } from "../../db/audit-trail";
 import { COUNT_LIMIT_GUARD, refuseWhen, refusedBy } from "../../db/batch-guards";
 import type { Database } from "../../db/client";
-import { compiled, compiledByKey, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
+import { compiled, compiledRowUpdate, ifMatchPlaceholder, inBatch, placeholders } from "../../db/compiled";
 import { auditEvents, webhookDeliveries, webhooks } from "../../db/schema";
 import { accountForWrite, accountIdOf, compiledPerScope, placedForWrite, scoped, scopeOf } from "../../db/scope";
 import { shardIsDirectory } from "../../db/shards/routing";
@@ -186,15 +186,7 @@ async function write(c: Context<AppEnv>, { row: current, where }: { row: Webhook
 
 // An update's statement, compiled once per isolate (db/compiled.ts) for each set of members it
 // changes (sorted), made when first needed. `ifMatch` null: no If-Match, the last writer wins.
-const webhookUpdate = compiledByKey(
-  (db, members: (keyof WebhookRow)[]) =>
-    db
-      .update(webhooks)
-      .set(placeholders(...members))
-      .where(and(eq(webhooks.id, sql.placeholder("id")), ifMatchPlaceholder(webhooks.revision)))
-      .returning(),
-  (members) => members.join(),
-);
+const webhookUpdate = compiledRowUpdate(webhooks, webhooks.id, webhooks.revision);
 
 export const update: AppRouteHandler<typeof routes.update> = async (c) => {
   const body = c.req.valid("json");
