@@ -8,9 +8,9 @@
 // the ratio measures what the service adds around it. An operation with no D1 statement at all gets
 // the service's own answer back (its status, type and bytes), as a static Worker would give it.
 import { listPeriods, periodsAt } from "../../src/domain/calendar/index.ts";
-import { checkExpressionTree, namesIn, parseExpression } from "../../src/domain/expression/index.ts";
+import { checkExpressionTree, expressionContext, namesIn, parseExpression } from "../../src/domain/expression/index.ts";
 import { hashPassword } from "../../src/domain/passwords.ts";
-import { dialectOf, materializedViewQuery, SQL_FILTER_OPERATION, sqlSourceOf, tableOfEntities } from "../../src/domain/sql/index.ts";
+import { dialectOf, materializedViewQuery, sqlDefinition, sqlSourceOf, tableOfEntities } from "../../src/domain/sql/index.ts";
 
 const plans = new Map();
 let made = 0;
@@ -134,17 +134,14 @@ function calendarOf({ rows, plan }) {
 }
 
 /** The items an expression route read (batch: the source, then the items by name) as the checker's context. */
-function expressionContext({ rows }) {
-  const fields = new Map();
-  const metrics = new Map();
-  for (const item of rows[0]?.[1] ?? []) (item.kind === "FIELD" ? fields : metrics).set(item.name, { dataType: item.data_type });
-  return { fields, metrics };
+function itemsContext({ rows }) {
+  return expressionContext((rows[0]?.[1] ?? []).map((item) => ({ name: item.name, kind: item.kind, dataType: item.data_type })));
 }
 
 function checkExpression(work, level) {
   const parsed = parseExpression(work.body().expression);
   if (parsed.ok) namesIn(parsed.ast);
-  return parsed.ok ? checkExpressionTree(parsed.ast, expressionContext(work), level) : parsed;
+  return parsed.ok ? checkExpressionTree(parsed.ast, itemsContext(work), level) : parsed;
 }
 
 /**
@@ -163,8 +160,7 @@ function viewQuery({ rows, body }, first) {
   const found = tableOfEntities(tables.map((t) => t.data_entity_id));
   if (!found.table) return { definitionQuery: null };
   const source = sqlSourceOf(found.table, items.map((i) => ({ name: i.name, kind: i.kind, dataType: i.data_type, body: JSON.parse(i.body) })));
-  const sqlDefinition = { ...definition, filters: (definition.filters ?? []).map((f) => ({ ...f, operation: SQL_FILTER_OPERATION[f.operation] })) };
-  return { definitionQuery: materializedViewQuery(sqlDefinition, source, dialectOf(connector[0]?.connector_id)) };
+  return { definitionQuery: materializedViewQuery(sqlDefinition(definition), source, dialectOf(connector[0]?.connector_id)) };
 }
 
 /** Operations whose real work is computation: the same pure module the service calls. */

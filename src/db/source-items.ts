@@ -1,7 +1,5 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { ExpressionContext, TypedName } from "../domain/expression";
-import type { DataType } from "../domain/expression";
 import { ApiError, type AccessibleObjectUsage, type Problem } from "../lib/errors";
 import type { Database } from "./client";
 import { compiled, inBatch } from "./compiled";
@@ -48,14 +46,8 @@ export function selectItemsByName(db: Database, sourceId: string, names: readonl
   return inBatch(itemsByName(db), { sourceId, names: JSON.stringify(names) });
 }
 
-export type ItemRef = { name: string; kind: string; dataType: string };
-
-export function expressionContext(items: readonly ItemRef[], selfName?: string): ExpressionContext {
-  const fields = new Map<string, TypedName>();
-  const metrics = new Map<string, TypedName>();
-  for (const item of items) (item.kind === "FIELD" ? fields : metrics).set(item.name, { dataType: item.dataType as DataType });
-  return { fields, metrics, selfName };
-}
+// The items' expression context is the checker's (pure): re-exported for the handlers that load items here.
+export { expressionContext, type ItemRef } from "../domain/expression";
 
 const referenceGraph = compiled((db) =>
   db

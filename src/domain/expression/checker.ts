@@ -28,6 +28,17 @@ export interface ExpressionContext {
   readonly selfName?: string;
 }
 
+/** A field or custom metric of a source by name, kind (FIELD or METRIC) and data type. */
+export type ItemRef = { name: string; kind: string; dataType: string };
+
+/** The context an expression is checked in: a source's fields and metrics by name, and the item being defined. */
+export function expressionContext(items: readonly ItemRef[], selfName?: string): ExpressionContext {
+  const fields = new Map<string, TypedName>();
+  const metrics = new Map<string, TypedName>();
+  for (const item of items) (item.kind === "FIELD" ? fields : metrics).set(item.name, { dataType: item.dataType as DataType });
+  return { fields, metrics, selfName };
+}
+
 export type CheckResult =
   | {
       readonly ok: true;

@@ -25,8 +25,8 @@ export type {
 export { withoutPositions } from "./ast";
 export type { CatalogueArgument, CatalogueFunction, CatalogueKeyword, ExpressionSyntaxCatalogue } from "./catalogue";
 export { expressionSyntaxCatalogue } from "./catalogue";
-export type { CheckResult, ExpressionContext, ExpressionLevel, TypedName } from "./checker";
-export { checkExpression, checkExpressionTree } from "./checker";
+export type { CheckResult, ExpressionContext, ExpressionLevel, ItemRef, TypedName } from "./checker";
+export { checkExpression, checkExpressionTree, expressionContext } from "./checker";
 export { findMetricCycle } from "./cycles";
 export type { ExpressionError, ExpressionErrorType } from "./errors";
 export type { ArgumentDefinition, FunctionCategory, FunctionDefinition, FunctionLevel } from "./functions";

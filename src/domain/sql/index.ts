@@ -16,4 +16,4 @@ export type {
 } from "./materialized-view";
 export { FILTER_OPERATIONS, materializedViewQuery, MAX_VIEW_QUERY_LENGTH, SIMPLE_METRIC_TYPES } from "./materialized-view";
 export type { SqlNames, SqlSource, SqlSourceField, SqlTable } from "./source";
-export { dialectOf, SQL_FILTER_OPERATION, sqlSourceOf, tableOfEntities, type StoredItem } from "./view-source";
+export { dialectOf, SQL_FILTER_OPERATION, sqlDefinition, sqlSourceOf, tableOfEntities, type StoredItem } from "./view-source";

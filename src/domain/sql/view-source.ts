@@ -1,7 +1,7 @@
-import { parseExpression, type DataType, type Expression, type TypedName } from "../expression";
+import { expressionContext, parseExpression, type Expression } from "../expression";
 import { ansiDialect } from "./ansi";
 import type { SqlDialect } from "./dialect";
-import type { FilterOperation } from "./materialized-view";
+import type { FilterOperation, MaterializedViewDefinition } from "./materialized-view";
 import { postgresqlDialect } from "./postgresql";
 import type { SqlSource, SqlSourceField, SqlTable } from "./source";
 
@@ -35,6 +35,12 @@ export const SQL_FILTER_OPERATION = {
   CONTAINS_CS: "CONTAINS",
 } as const satisfies Record<string, FilterOperation>;
 
+/** A definition as the API writes it, its filter operations in the SQL module's spelling. */
+export function sqlDefinition(definition: MaterializedViewDefinition): MaterializedViewDefinition {
+  const operation = (name: string): string => SQL_FILTER_OPERATION[name as keyof typeof SQL_FILTER_OPERATION] ?? name;
+  return { ...definition, filters: (definition.filters ?? []).map((f) => ({ ...f, operation: operation(f.operation) })) };
+}
+
 /** PostgreSQL for a source whose connection's connector is one of PostgreSQL's; ANSI otherwise (no connection, HTTP JSON, JSON datasets). */
 export function dialectOf(connectorId: string | undefined): SqlDialect {
   return connectorId === "postgresql" || connectorId === "postgresql-hyperdrive" ? postgresqlDialect : ansiDialect;
@@ -58,16 +64,12 @@ type StoredOrigin = { type: "NATIVE"; nativeOrigin: { originalName: string } } |
 export function sqlSourceOf(table: SqlTable, items: readonly StoredItem[]): SqlSource {
   const fields = new Map<string, SqlSourceField>();
   const metrics = new Map<string, Expression>();
-  const typedFields = new Map<string, TypedName>();
-  const typedMetrics = new Map<string, TypedName>();
   for (const item of items) {
     if (item.kind === "METRIC") {
-      typedMetrics.set(item.name, { dataType: item.dataType as DataType });
       const parsed = parseExpression(String(item.body.expression ?? ""));
       if (parsed.ok) metrics.set(item.name, parsed.ast);
       continue;
     }
-    typedFields.set(item.name, { dataType: item.dataType as DataType });
     const origin = item.body.origin as StoredOrigin;
     if (origin.type === "NATIVE" && "nativeOrigin" in origin) fields.set(item.name, { kind: "NATIVE", column: origin.nativeOrigin.originalName });
     if (origin.type === "DERIVED" && "derivedOrigin" in origin) {
@@ -76,5 +78,5 @@ export function sqlSourceOf(table: SqlTable, items: readonly StoredItem[]): SqlS
     }
     // A hierarchy has no SQL of its own: the checker refuses it by its type.
   }
-  return { table, fields, metrics, types: { fields: typedFields, metrics: typedMetrics } };
+  return { table, fields, metrics, types: expressionContext(items) };
 }

@@ -3,10 +3,10 @@ import { namesIn, parseExpression } from "../../domain/expression";
 import {
   dialectOf,
   SQL_FILTER_OPERATION,
+  sqlDefinition,
   sqlSourceOf,
   tableOfEntities,
   type FilterOperation,
-  type MaterializedViewDefinition,
   type SqlTable,
 } from "../../domain/sql";
 import { ApiError, invalid } from "../../lib/errors";
@@ -56,14 +56,10 @@ export function namesOfDefinition(definition: Definition): string[] {
   return [...new Set(names.filter((name) => name !== undefined))];
 }
 
-// The API's filter operations (the reference product's spellings) in the SQL module's: every one of the schema's.
-const SQL_OPERATION: Record<ViewFilterOperation, FilterOperation> = SQL_FILTER_OPERATION;
+// Every filter operation the API's schema takes has its spelling in the SQL module (checked when compiled).
+SQL_FILTER_OPERATION satisfies Record<ViewFilterOperation, FilterOperation>;
 
-export function sqlDefinition(definition: Definition): MaterializedViewDefinition {
-  return { ...definition, filters: definition.filters.map((f) => ({ ...f, operation: SQL_OPERATION[f.operation] })) };
-}
-
-export { dialectOf, sqlSourceOf };
+export { dialectOf, sqlDefinition, sqlSourceOf };
 
 const SOURCE_MEMBER = "body.definition.sourceId";
 
