@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { jsonDepth } from "../domain/json-hygiene";
 import { nameRefusal } from "../domain/names";
+import { utf8ByteLength } from "../domain/utf8-chunks";
 
 /**
  * The string and free-form JSON members every resource uses, so that the same rules hold
@@ -8,7 +9,6 @@ import { nameRefusal } from "../domain/names";
  * breaks; free-form JSON is capped in depth and size. (Lone surrogates are refused for every
  * string of every body by the request-body middleware, before validation.)
  */
-const utf8 = new TextEncoder();
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001F\u007F-\u009F]*$/;
 const NO_CONTROL_CHARACTERS_BUT_WHITESPACE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$/;
 
@@ -52,6 +52,6 @@ export function freeFormLimits({ maxDepth = FREE_FORM_MAX_DEPTH, maxBytes = FREE
     }
     const json = JSON.stringify(value) ?? "";
     // A UTF-16 code unit is at most 3 bytes of UTF-8: a text that short is within the cap unencoded.
-    if (json.length * 3 > maxBytes && utf8.encode(json).length > maxBytes) ctx.addIssue({ code: "custom", message: `Larger than ${maxBytes} bytes as JSON` });
+    if (json.length * 3 > maxBytes && utf8ByteLength(json) > maxBytes) ctx.addIssue({ code: "custom", message: `Larger than ${maxBytes} bytes as JSON` });
   };
 }
