@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { connectionBody, createConnection } from "./connection-helpers";
-import { as, call, createAccount, createGroup, createUser, databases, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
+import { as, call, createAccount, createGroup, createUser, databases, expectError, ROUTING_TRIPS, unique, type CallResult, type TestUser } from "./helpers";
 import { createOrdersSource, createView, VIEWS, viewBody } from "./materialized-view-helpers";
 import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 import { calendarPath, calendarsPath, createCalendar, monthShiftCalendar } from "./calendar-helpers";
@@ -336,6 +336,31 @@ describe("a connection's write and the quota guard, compiled once per isolate", 
     const stale = await call("PUT", `/api/connections/${created[1]!.json.id}`, { as: as(managers[1]!), body: connectionBody("Stale"), headers: { "If-Match": created[1]!.headers.get("ETag")! } });
     expect(stale.status).toBe(412);
     expect((await call("GET", `/api/connections/${created[1]!.json.id}`, { as: as(managers[0]!) })).status).toBe(404);
+  });
+});
+
+describe("a connection write's candidate types, compiled once per isolate for each strategy", () => {
+  it("match each of many interleaved writes of different accounts to the type available to its own account, by id or by type", async () => {
+    const accounts = await Promise.all(Array.from({ length: 4 }, () => createAccount()));
+    const managers = await Promise.all(accounts.map((a) => createUser(a.id, { roles: ["ROLE_MANAGE_CONNECTIONS"] })));
+    // A type of its own kind, available to accounts 0 and 2 only.
+    const kind = unique("KIND").toUpperCase();
+    const type = await call("POST", "/api/connection/types", { body: { connectorId: "postgresql", name: unique("Restricted"), type: kind, subStorageType: "PG" } });
+    expect(type.status, type.text).toBe(201);
+    expect((await call("PUT", `/api/connection/types/${type.json.id}/accounts`, { body: [accounts[0]!.id, accounts[2]!.id] })).status).toBe(200);
+    const mayUse = (i: number) => i % 2 === 0;
+    const writes = managers.flatMap((m, i) => [
+      { i, how: "id", send: () => call("POST", "/api/connections", { as: as(m), body: connectionBody(unique(`ById${i}`), { connectionTypeId: type.json.id }) }) },
+      { i, how: "type", send: () => call("POST", "/api/connections", { as: as(m), body: { name: unique(`ByKind${i}`), type: kind, subStorageType: "PG", allParameters: connectionBody("").allParameters } }) },
+      { i, how: "default", send: () => call("POST", "/api/connections", { as: as(m), body: connectionBody(unique(`Default${i}`)) }) },
+    ]);
+    const answers = await Promise.all(writes.map((w) => w.send()));
+    answers.forEach((res, n) => {
+      const { i, how } = writes[n]!;
+      if (how === "default") return expect(res.json.connectionTypeId, res.text).toBe("postgresql");
+      if (mayUse(i)) return expect(res.json.connectionTypeId, res.text).toBe(type.json.id);
+      expectError(res, 400, "VALIDATION_FAILED", [how === "id" ? "body.connectionTypeId" : "body.type"]);
+    });
   });
 });
 
