@@ -2,6 +2,7 @@ import { and, eq, fillPlaceholders, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { RunnableQuery } from "drizzle-orm/runnable-query";
 import type { Database } from "./client";
+import { mapRowsOnce } from "./row-mapping";
 import type { D1Client } from "./session";
 
 /**
@@ -18,7 +19,10 @@ import type { D1Client } from "./session";
 export function compiled<P extends PreparedLike>(build: (db: Database) => { prepare(): P }): (db: Database) => P {
   let template: P | undefined;
   return (db) => {
-    template ??= build(db).prepare();
+    if (!template) {
+      template = build(db).prepare();
+      mapRowsOnce(template);
+    }
     // Everything of the template (SQL, parameters, how rows map to objects) but its statement, which
     // belongs to the request that built it: an object whose own `stmt` is made on this request's D1.
     return Object.create(template, { stmt: { value: clientOf(db).prepare(template.getQuery().sql) } }) as P;
