@@ -312,7 +312,9 @@ await measure(floor, () => ({ method: "GET", path: "/", headers: {} }), 1000);
 
 // ---- 3. Alternated slices ----
 console.log(`Measuring ${rows.length} operations: ${ROUNDS} rounds of ${SLICE_MS / 1000} s on the service then on the floor, concurrency ${CONCURRENCY} ...`);
-for (const row of rows) {
+// BENCH_ORDER=reverse measures the rows last-first (the table keeps the document's order): whether a
+// row's place in the run moves its ratio.
+for (const row of process.env.BENCH_ORDER === "reverse" ? [...rows].reverse() : rows) {
   await row.warm();
   const floorOf = (next, round) => () => {
     const req = next();
