@@ -42,7 +42,7 @@ if (ONLY !== undefined && !SECTIONS.includes(ONLY)) {
   console.error(`--only: the sections that run alone are ${SECTIONS.map((s) => `"${s}"`).join(" and ")} (not "${ONLY}")`);
   process.exit(2);
 }
-const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 0.75) * 1000;
+const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 1.5) * 1000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
