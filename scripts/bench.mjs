@@ -12,7 +12,8 @@
 //    CONCURRENCY; the medians of the rounds make its row.
 // Knobs: BENCH_SECONDS (per slice), BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_ROUTES (a regex on
 // "METHOD /template"), BENCH_DELETE_POOL (objects per round for a DELETE), BENCH_PORT (the floor
-// takes the next port), BENCH_VARS (more of the service's variables, "NAME:value ...").
+// takes the next port), BENCH_VARS (more of the service's variables, "NAME:value ..."), BENCH_ORDER
+// (reverse: the rows measured last-first).
 // 4. The export and import of a large account (scripts/bench-transfer.mjs) on a Worker of its own;
 //    `npm run bench -- --only transfer` runs that section alone.
 // 5. Round trips, cold and warm, over a directory and two shards beside one database

@@ -54,13 +54,14 @@ const userOf = (c: Context<AppEnv>) => c.get("principal") as UserPrincipal;
 
 type WriteQuery = { strategy?: Strategy; connectionTypeMatchingStrategy?: Strategy; suppressWarnings?: boolean };
 
-/** The types a body may name, by its strategy: the one with its id, or those with its type and subStorageType. */
 // The candidate types' read, compiled once per isolate for each strategy (db/compiled.ts): Drizzle
 // building its nested selection was the largest share of a connection write's own JavaScript.
 const typesById = compiled((db) => selectTypesFor(db, sql.placeholder("accountId"), eq(connectionTypes.id, sql.placeholder("typeId"))));
 const typesByStorage = compiled((db) =>
   selectTypesFor(db, sql.placeholder("accountId"), and(eq(connectionTypes.type, sql.placeholder("type")), eq(connectionTypes.subStorageType, sql.placeholder("subStorageType")))),
 );
+
+/** The types a body may name, by its strategy (batchable): the one with its id, or those with its type and subStorageType. */
 function candidateTypes(db: Database, accountId: string, strategy: Strategy, body: ConnectionWrite) {
   if (strategy === "BY_ID") return inBatch(typesById(db), { accountId, typeId: body.connectionTypeId ?? "" });
   return inBatch(typesByStorage(db), { accountId, type: body.type ?? "", subStorageType: body.subStorageType ?? "" });
