@@ -1,9 +1,8 @@
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Principal } from "../domain/principal";
 import { COUNT_LIMIT_GUARD, refuseWhen } from "./batch-guards";
 import type { Database } from "./client";
-import { compiled, inBatch } from "./compiled";
+import { compiled, compiledByKey, inBatch } from "./compiled";
 import { MAX_USERS_LISTED } from "./connections";
 import { connections, connectionTypes, materializedViews, sourceItems, sources } from "./schema";
 import { accountIdOf, compiledPerScope, scopeOf, scoped } from "./scope";
@@ -150,21 +149,25 @@ export function viewLimitGuard(db: Database, accountId: string) {
 }
 
 /** The views on a source. Batchable. */
-export const selectViewsOfSource = (db: Database, accountId: string, sourceId: string) => selectViewsNaming(db, accountId, materializedViews.sourceId, sourceId);
+export const selectViewsOfSource = (db: Database, accountId: string, sourceId: string) => inBatch(viewsNaming(db, "sourceId"), { accountId, id: sourceId });
 
 /** The views whose data a connection stores (storageSettings.targetStorage.connectionId). Batchable. */
 export const selectViewsOfConnection = (db: Database, accountId: string, connectionId: string) =>
-  selectViewsNaming(db, accountId, materializedViews.targetConnectionId, connectionId);
+  inBatch(viewsNaming(db, "targetConnectionId"), { accountId, id: connectionId });
 
-/** The views of the account whose `column` names `id`, as a refused delete lists them (at most MAX_USERS_LISTED + 1). */
-function selectViewsNaming(db: Database, accountId: string, column: SQLiteColumn, id: string) {
-  return db
+/**
+ * The views of the account whose `column` names the placeholder `id`, as a refused delete lists them
+ * (at most MAX_USERS_LISTED + 1). Every deletion of a source reads them: compiled once per isolate
+ * for each column (db/compiled.ts).
+ */
+const viewsNaming = compiledByKey((db, column: "sourceId" | "targetConnectionId") =>
+  db
     .select({ id: materializedViews.id, name: materializedViews.name })
     .from(materializedViews)
-    .where(and(eq(materializedViews.accountId, accountId), eq(column, id)))
+    .where(and(eq(materializedViews.accountId, sql.placeholder("accountId")), eq(materializedViews[column], sql.placeholder("id"))))
     .orderBy(asc(materializedViews.name))
-    .limit(MAX_USERS_LISTED + 1);
-}
+    .limit(MAX_USERS_LISTED + 1),
+);
 
 /** Views as the objects that use another one (ObjectUsage). */
 export const asViewUsages = (views: readonly { id: string; name: string }[]) => views.map(({ id, name }) => ({ id, name, type: "MATERIALIZED_VIEW" }));

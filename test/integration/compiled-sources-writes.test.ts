@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { postgresParameters } from "./connection-helpers";
 import { as, call, createAccount, createUser, databaseOf, unique, type CallResult } from "./helpers";
 import { sourcePath } from "./source-helpers";
+import { createOrdersSource, createView, viewBody } from "./materialized-view-helpers";
 
 // The writes of sources and of their import compiled once per isolate (src/db/compiled.ts): interleaved
 // requests of several accounts each write their own rows with their own values, in the round trips
@@ -235,5 +236,47 @@ describe("source writes compiled once per isolate", () => {
     // Another account's imported source is not found.
     const foreign = await Promise.all(admins.map((admin, i) => call("GET", sourcePath(sourceIds[(i + 1) % 4]![0]!), { as: as(admin) })));
     for (const res of foreign) expect(res.status, res.text).toBe(404);
+  });
+
+  it("DELETE and the permissions' GET of many interleaved sources of different accounts: each its own rows, a source with a view refused listing its own account's view", async () => {
+    const { accounts, admins } = await adminsOfAccounts(3);
+    // Per account: a source to delete, one kept with a grant to its admin's account's reader, one under a view.
+    const readers = await Promise.all(accounts.map((a) => createUser(a.id)));
+    const worlds = await Promise.all(
+      admins.map(async (admin, i) => {
+        const [doomed, kept, viewed] = [await createOrdersSource(admin), await createOrdersSource(admin), await createOrdersSource(admin)];
+        const granted = await call("PUT", `${sourcePath(kept.id)}/permissions`, { as: as(admin), body: { content: [{ principalType: "USER", principalId: readers[i]!.id, permission: "READ" }] } });
+        expect(granted.status, granted.text).toBe(200);
+        const view = await createView(admin, viewBody(viewed.id));
+        return { admin, doomed, kept, viewed, view };
+      }),
+    );
+    const answers = await Promise.all(
+      worlds.flatMap((w) => [
+        call("DELETE", sourcePath(w.doomed.id), { as: as(w.admin) }),
+        call("DELETE", sourcePath(w.viewed.id), { as: as(w.admin) }),
+        call("GET", `${sourcePath(w.kept.id)}/permissions`, { as: as(w.admin) }),
+        // Another account's source is not found, and stays.
+        call("DELETE", sourcePath(worlds[(worlds.indexOf(w) + 1) % worlds.length]!.kept.id), { as: as(w.admin) }),
+      ]),
+    );
+    worlds.forEach((w, i) => {
+      const [deleted, refused, grants, foreign] = answers.slice(i * 4, i * 4 + 4);
+      expect(deleted!.status, deleted!.text).toBe(204);
+      expect(refused!.status, refused!.text).toBe(400);
+      expect(refused!.json.problems[0].dependencies[w.viewed.name].accessible).toEqual([{ id: w.view.id, name: w.view.name, type: "MATERIALIZED_VIEW" }]);
+      expect(grants!.json.content).toEqual([{ principalType: "USER", principalId: readers[i]!.id, permission: "READ" }]);
+      expect(foreign!.status).toBe(404);
+    });
+    for (const w of worlds) {
+      expect((await call("GET", sourcePath(w.doomed.id), { as: as(w.admin) })).status).toBe(404);
+      expect((await call("GET", sourcePath(w.viewed.id), { as: as(w.admin) })).status).toBe(200);
+      expect((await call("GET", sourcePath(w.kept.id), { as: as(w.admin) })).status).toBe(200);
+      const stored = await (await databaseOf(w.admin.accountId))
+        .prepare("SELECT (SELECT count(*) FROM source_items WHERE source_id = ?1) AS items, (SELECT count(*) FROM source_permissions WHERE source_id = ?1) AS grants")
+        .bind(w.doomed.id)
+        .first();
+      expect(stored).toEqual({ items: 0, grants: 0 });
+    }
   });
 });

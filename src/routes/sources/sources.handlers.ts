@@ -295,16 +295,11 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   if (views.length > 0) refuseInUse(views);
   c.get("audit").recordIf(ROW_CHANGED, { accountId: source.accountId, action: "source.delete", target: sourceTarget(source) });
   try {
-    await db.batch([
-      db.delete(sourceReferences).where(eq(sourceReferences.sourceId, source.id)),
-      db.delete(sourceItems).where(eq(sourceItems.sourceId, source.id)),
-      db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, source.id)),
-      db.delete(sources).where(eq(sources.id, source.id)),
-    ]);
+    await db.batch(SOURCE_DELETION.map((statement) => inBatch(statement(db), { sourceId: source.id })) as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
     // A view took the source up meanwhile: its foreign key refused the delete.
     if (isConstraintError(err, "FOREIGN KEY")) {
-      const found = await selectViewsOfSource(db, source.accountId, source.id).all();
+      const [found] = await db.batch([selectViewsOfSource(db, source.accountId, source.id)]);
       if (found.length > 0) refuseInUse(found);
     }
     throw err;
@@ -312,21 +307,31 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) => {
   return c.body(null, 204);
 };
 
+// A source's deletion, its references, items and grants first: compiled once per isolate (db/compiled.ts).
+const SOURCE_DELETION = [
+  compiled((db) => db.delete(sourceReferences).where(eq(sourceReferences.sourceId, sql.placeholder("sourceId")))),
+  compiled((db) => db.delete(sourceItems).where(eq(sourceItems.sourceId, sql.placeholder("sourceId")))),
+  compiled((db) => db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, sql.placeholder("sourceId")))),
+  compiled((db) => db.delete(sources).where(eq(sources.id, sql.placeholder("sourceId")))),
+];
+
 type Grant = { principalType: "USER" | "GROUP"; principalId: string; permission: "READ" | "WRITE" };
 const byGrantee = (a: Grant, b: Grant) => (a.principalType + a.principalId < b.principalType + b.principalId ? -1 : 1);
 const sourceTarget = (row: { id: string; name: string }) => ({ type: "source" as const, id: row.id, name: row.name });
 
 export const getPermissions: AppRouteHandler<typeof routes.getPermissions> = async (c) => {
   const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "WRITE");
-  const grants = (await c
-    .get("db")
-    .select({ principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
-    .from(sourcePermissions)
-    .where(eq(sourcePermissions.sourceId, source.id))
-    .orderBy(sourcePermissions.principalType, sourcePermissions.principalId)
-    .all()) as Grant[];
+  const grants = (await grantsOfSource(c.get("db")).all({ sourceId: source.id })) as Grant[];
   return c.json({ content: grants }, 200);
 };
+// Compiled once per isolate (db/compiled.ts).
+const grantsOfSource = compiled((db) =>
+  db
+    .select({ principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
+    .from(sourcePermissions)
+    .where(eq(sourcePermissions.sourceId, sql.placeholder("sourceId")))
+    .orderBy(sourcePermissions.principalType, sourcePermissions.principalId),
+);
 
 export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = async (c) => {
   const { content } = c.req.valid("json");
