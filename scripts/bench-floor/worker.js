@@ -11,6 +11,8 @@ import { listPeriods, periodsAt } from "../../src/domain/calendar/index.ts";
 import { checkExpressionTree, expressionContext, namesIn, parseExpression } from "../../src/domain/expression/index.ts";
 import { hashPassword } from "../../src/domain/passwords.ts";
 import { dialectOf, materializedViewQuery, sqlDefinition, sqlSourceOf, tableOfEntities } from "../../src/domain/sql/index.ts";
+import { WebhookSecrets } from "../../src/domain/webhooks/secret.ts";
+import { newSigningSecret } from "../../src/domain/webhooks/webhooks.ts";
 
 const plans = new Map();
 let made = 0;
@@ -178,4 +180,15 @@ const DOMAIN_WORK = {
   // A user's password is stored as PBKDF2-SHA-256 of 100,000 iterations: about 14 ms of CPU here, the route's real work.
   "POST /api/users": (work) => hashPassword(work.body().password).then(() => ({ hashed: true })),
   "PUT /api/users/{id}": (work) => (work.body()?.password ? hashPassword(work.body().password).then(() => ({ hashed: true })) : work.rows),
+  // A subscription's signing secret is made and sealed (AES-256-GCM) before its row is written, on creation and rotation alike.
+  "POST /api/webhooks": (work) => newSealedSecret(work.rows),
+  "POST /api/webhooks/{id}/secret": (work) => newSealedSecret(work.rows),
 };
+
+// As the service keeps its sealer: one per isolate, its key derived once. Any key costs the same.
+const webhookSecrets = new WebhookSecrets(["bench-floor-key"]);
+
+async function newSealedSecret(rows) {
+  const secret = newSigningSecret();
+  return { rows, secret, sealed: await webhookSecrets.seal(secret, crypto.randomUUID()) };
+}
