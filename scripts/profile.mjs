@@ -13,7 +13,9 @@
 // PROFILE_ROUTE: the operation, "METHOD /template" as the document names it (default E10,
 // "GET /api/accounts/name/{name}"; E1 is "PUT /api/sources/{sourceId}/custom-metrics/{customMetricName}").
 // PROFILE_SECONDS (default 10), PROFILE_CONCURRENCY (8), PROFILE_PORT, PROFILE_VARS (more of the
-// service's variables, "NAME:value ...", e.g. "LOG_FORMAT:none").
+// service's variables, "NAME:value ...", e.g. "LOG_FORMAT:none"). PROFILE_HEAP=1: instead of CPU,
+// the bytes allocated per request by stage and function (V8's sampling heap profiler, counting
+// objects the garbage collector has since freed): what the "garbage collection" stage collects.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +30,7 @@ const CONCURRENCY = Number(process.env.PROFILE_CONCURRENCY ?? 8);
 const PORT = Number(process.env.PROFILE_PORT ?? 8787 + 40);
 const INSPECTOR = PORT + 1;
 const ROUTE = process.env.PROFILE_ROUTE ?? "GET /api/accounts/name/{name}";
+const HEAP = process.env.PROFILE_HEAP === "1";
 const base = `http://127.0.0.1:${PORT}`;
 
 const work = mkdtempSync(join(tmpdir(), "amapi-profile-"));
@@ -66,13 +69,23 @@ await inspector.call("Profiler.enable");
 await inspector.call("Profiler.setSamplingInterval", { interval: 100 });
 await inspector.call("Debugger.enable");
 await load(2); // warm: JIT, caches
-await inspector.call("Profiler.start");
-const sent = await load(SECONDS);
-const { profile } = await inspector.call("Profiler.stop");
+let sent;
+let profile;
+if (HEAP) {
+  await inspector.call("HeapProfiler.enable");
+  await inspector.call("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  sent = await load(SECONDS);
+  ({ profile } = await inspector.call("HeapProfiler.stopSampling"));
+} else {
+  await inspector.call("Profiler.start");
+  sent = await load(SECONDS);
+  ({ profile } = await inspector.call("Profiler.stop"));
+}
 const modulesOf = new Map();
 for (const script of inspector.scripts) modulesOf.set(script.scriptId, moduleIndex((await inspector.call("Debugger.getScriptSource", { scriptId: script.scriptId })).scriptSource, script.url));
 inspector.close();
-report(profile, sent);
+if (HEAP) reportHeap(profile, sent);
+else report(profile, sent);
 process.exit(0);
 
 /** Sends one request; answers whether it succeeded (below 300). */
@@ -206,4 +219,41 @@ function report(profile, requests) {
   }
   console.log("\nHeaviest functions (their own code and the native calls they made):\n");
   for (const [fn, hits] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${perRequest(hits).padStart(7)} µs  ${fn}`);
+}
+
+/** PROFILE_HEAP: the sampled allocations, each charged as report() charges a CPU sample: to the bundle's JavaScript that made it or called the native code that did. */
+function reportHeap(profile, requests) {
+  const byId = new Map();
+  const parentOf = new Map();
+  const walk = (node, parent) => {
+    byId.set(node.id, node);
+    if (parent) parentOf.set(node.id, parent.id);
+    for (const child of node.children ?? []) walk(child, node);
+  };
+  walk(profile.head);
+  const moduleOfFrame = (callFrame) => (callFrame.url ? (modulesOf.get(callFrame.scriptId)?.(callFrame.lineNumber) ?? callFrame.url) : undefined);
+  const ownerOf = (id) => {
+    for (let node = byId.get(id); node; node = byId.get(parentOf.get(node.id))) {
+      const module = moduleOfFrame(node.callFrame);
+      if (module) return { node, module };
+    }
+    return { node: byId.get(id), module: "(native)" };
+  };
+  const stages = new Map();
+  const functions = new Map();
+  let total = 0;
+  for (const { nodeId, size } of profile.samples) {
+    const { node, module } = ownerOf(nodeId);
+    const stage = stageOf(module, node.callFrame.functionName);
+    stages.set(stage, (stages.get(stage) ?? 0) + size);
+    const fn = `${node.callFrame.functionName || "(anonymous)"}  ${module}${node.callFrame.url ? `:${node.callFrame.lineNumber + 1}` : ""}`;
+    functions.set(fn, (functions.get(fn) ?? 0) + size);
+    total += size;
+  }
+  const perRequest = (bytes) => (bytes / requests / 1024).toFixed(2);
+  console.log(`\n${ROUTE}: ${requests} requests in ${SECONDS} s at concurrency ${CONCURRENCY}${failed ? ` (${failed} answered 300 or more)` : ""}; ${perRequest(total)} KiB allocated per request (sampled).`);
+  console.log("\n| stage | KiB allocated per request | share |\n|---|---:|---:|");
+  for (const [stage, bytes] of [...stages].sort((a, b) => b[1] - a[1])) console.log(`| ${stage} | ${perRequest(bytes)} | ${((bytes / total) * 100).toFixed(1)} % |`);
+  console.log("\nFunctions that allocate most (their own allocations and the native calls they made):\n");
+  for (const [fn, bytes] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${perRequest(bytes).padStart(7)} KiB  ${fn}`);
 }

