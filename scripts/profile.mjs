@@ -180,20 +180,24 @@ function stageOf(module, functionName) {
   return module;
 }
 
-function report(profile, requests) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parentOf = new Map();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
-  const interval = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length); // µs per sample
+/** A sample's owner in a profile's call tree: its own frame if it is JS of the bundle, else the nearest such caller (native work is charged to who called it). */
+function ownersIn(byId, parentOf) {
   const moduleOfFrame = (callFrame) => (callFrame.url ? (modulesOf.get(callFrame.scriptId)?.(callFrame.lineNumber) ?? callFrame.url) : undefined);
-  /** A sample's owner: its own frame if it is JS of the bundle, else the nearest such caller (native work is charged to who called it). */
-  const ownerOf = (id) => {
+  return (id) => {
     for (let node = byId.get(id); node; node = byId.get(parentOf.get(node.id))) {
       const module = moduleOfFrame(node.callFrame);
       if (module) return { node, module };
     }
     return { node: byId.get(id), module: "(native)" };
   };
+}
+
+function report(profile, requests) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const interval = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length); // µs per sample
+  const ownerOf = ownersIn(byId, parentOf);
   const stages = new Map();
   const functions = new Map();
   const count = new Map();
@@ -231,14 +235,7 @@ function reportHeap(profile, requests) {
     for (const child of node.children ?? []) walk(child, node);
   };
   walk(profile.head);
-  const moduleOfFrame = (callFrame) => (callFrame.url ? (modulesOf.get(callFrame.scriptId)?.(callFrame.lineNumber) ?? callFrame.url) : undefined);
-  const ownerOf = (id) => {
-    for (let node = byId.get(id); node; node = byId.get(parentOf.get(node.id))) {
-      const module = moduleOfFrame(node.callFrame);
-      if (module) return { node, module };
-    }
-    return { node: byId.get(id), module: "(native)" };
-  };
+  const ownerOf = ownersIn(byId, parentOf);
   const stages = new Map();
   const functions = new Map();
   let total = 0;
