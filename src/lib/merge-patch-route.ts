@@ -128,14 +128,46 @@ export async function underReadRevision(c: Context<AppEnv>, attempt: (guardWith:
   }
 }
 
+/**
+ * The representation and ETag the resource's GET answers. Its `c.json` is taken before it becomes a
+ * Response: the object goes through JSON text as it would have (the same members, dates as text),
+ * without a Response to build and read back. Its headers are set as they were (the ETag too).
+ */
 async function readCurrent(c: Context<AppEnv>, read: Handler<AppEnv>) {
-  const response = (await read(c, noNext)) as Response;
-  // A GET answers 304 to an If-None-Match naming its ETag: for a write, that precondition failed (RFC 9110 13.1.2).
-  if (response.status === 304) throw new ApiError("PRECONDITION_FAILED", "If-None-Match names the object's current ETag");
-  const etag = response.headers.get("ETag");
-  if (response.status !== 200 || !etag) throw new Error(`The read of a PATCH answered ${response.status} without an ETag`);
-  return { representation: (await response.json()) as Record<string, unknown>, etag };
+  const json = c.json;
+  const header = c.header;
+  let answered: { text: string; status: unknown } | undefined;
+  let etag: string | undefined;
+  c.json = ((object: unknown, status?: unknown, headers?: Record<string, unknown>) => {
+    answered = { text: JSON.stringify(object), status: status ?? 200 };
+    if (typeof headers?.ETag === "string") etag = headers.ETag;
+    return ANSWERED;
+  }) as typeof c.json;
+  c.header = ((name: string, value?: string, options?: { append?: boolean }) => {
+    if (name === "ETag") etag = value;
+    header(name, value, options);
+  }) as typeof c.header;
+  let response: Response;
+  try {
+    response = (await read(c, noNext)) as Response;
+  } finally {
+    c.json = json;
+    c.header = header;
+  }
+  if (response === ANSWERED && answered) return representationOf(answered.status, answered.text, etag);
+  // A GET that wrote its own body (a JSON dataset's), or answered 304.
+  return representationOf(response.status, await response.text(), response.headers.get("ETag") ?? undefined);
 }
+
+function representationOf(status: unknown, text: string, etag: string | undefined) {
+  // A GET answers 304 to an If-None-Match naming its ETag: for a write, that precondition failed (RFC 9110 13.1.2).
+  if (status === 304) throw new ApiError("PRECONDITION_FAILED", "If-None-Match names the object's current ETag");
+  if (status !== 200 || !etag) throw new Error(`The read of a PATCH answered ${String(status)} without an ETag`);
+  return { representation: JSON.parse(text) as Record<string, unknown>, etag };
+}
+
+/** What the GET's c.json gives back while readCurrent takes its object. */
+const ANSWERED = Object.freeze({}) as Response;
 
 /** If-Match against the ETag read: strong comparison, `*` matches any existing object. */
 function checkTag(ifMatch: string, etag: string): void {
