@@ -222,7 +222,7 @@ function report(profile, requests) {
     console.log(`| ${stage} | ${perRequest(hits)} | ${((hits / busy) * 100).toFixed(1)} % |`);
   }
   console.log("\nHeaviest functions (their own code and the native calls they made):\n");
-  for (const [fn, hits] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${perRequest(hits).padStart(7)} µs  ${fn}`);
+  for (const [fn, hits] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 30))) console.log(`  ${perRequest(hits).padStart(7)} µs  ${fn}`);
 }
 
 /** PROFILE_HEAP: the sampled allocations, each charged as report() charges a CPU sample: to the bundle's JavaScript that made it or called the native code that did. */
