@@ -2,7 +2,8 @@
  * Password hashing with PBKDF2-SHA-256 through WebCrypto. The algorithm, iteration count
  * and salt are stored beside the hash so that stored hashes can be upgraded later.
  */
-import { fromBase64, toBase64, toHex } from "./bytes";
+import { fromBase64, toBase64 } from "./bytes";
+import { sha256 } from "./digest";
 
 /** Production Workers refuse PBKDF2 above 100,000 iterations per call; the local runtime does not. */
 export const MAX_PBKDF2_ITERATIONS_PER_CALL = 100_000;
@@ -55,29 +56,19 @@ export async function pbkdf2(password: string, salt: Uint8Array, iterations: num
   return new Uint8Array(bits);
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", utf8.encode(text));
-  return toHex(new Uint8Array(digest));
-}
-
-const knownDigests = new Map<string, Promise<Uint8Array>>();
+const knownDigests = new Map<string, Uint8Array>();
 
 /**
  * Compares a sent secret with a configured one in constant time, by comparing their digests.
  * The configured secret's digest is computed once per isolate, not on every request.
  */
-export async function secretsEqual(sent: string, configured: string): Promise<boolean> {
+export function secretsEqual(sent: string, configured: string): boolean {
   let expected = knownDigests.get(configured);
   if (!expected) {
     if (knownDigests.size > 8) knownDigests.clear();
-    knownDigests.set(configured, (expected = sha256Bytes(configured)));
+    knownDigests.set(configured, (expected = sha256(configured)));
   }
-  const [da, db] = await Promise.all([sha256Bytes(sent), expected]);
-  return timingSafeEqual(da, db);
-}
-
-async function sha256Bytes(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(text)));
+  return timingSafeEqual(sha256(sent), expected);
 }
 
 export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
