@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { asc, desc, eq, gt, lt, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { toHex } from "../domain/bytes";
 import type { PageBinding } from "../domain/page-token";
 import type { Principal } from "../domain/principal";
 import { ApiError } from "./errors";
@@ -9,7 +10,8 @@ import type { AppEnv } from "./types";
 /** ETags derive from the row's revision token, which every write replaces. */
 export const etagOf = (revision: string) => `"${revision}"`;
 
-export const newRevision = () => crypto.randomUUID().replace(/-/g, "").slice(0, 16);
+/** 64 random bits as 16 hex characters. */
+export const newRevision = () => toHex(crypto.getRandomValues(new Uint8Array(8)));
 
 /**
  * The If-Match a write obeys: the request's header, or the one a PATCH (src/lib/merge-patch-route.ts)
