@@ -13,7 +13,8 @@
 // PROFILE_ROUTE: the operation, "METHOD /template" as the document names it (default E10,
 // "GET /api/accounts/name/{name}"; E1 is "PUT /api/sources/{sourceId}/custom-metrics/{customMetricName}").
 // PROFILE_SECONDS (default 10), PROFILE_CONCURRENCY (8), PROFILE_PORT, PROFILE_VARS (more of the
-// service's variables, "NAME:value ...", e.g. "LOG_FORMAT:none"). PROFILE_HEAP=1: instead of CPU,
+// service's variables, "NAME:value ...", e.g. "LOG_FORMAT:none"), PROFILE_TOP (how many functions
+// to list, 30). PROFILE_HEAP=1: instead of CPU,
 // the bytes allocated per request by stage and function (V8's sampling heap profiler, counting
 // objects the garbage collector has since freed): what the "garbage collection" stage collects.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,6 +32,7 @@ const PORT = Number(process.env.PROFILE_PORT ?? 8787 + 40);
 const INSPECTOR = PORT + 1;
 const ROUTE = process.env.PROFILE_ROUTE ?? "GET /api/accounts/name/{name}";
 const HEAP = process.env.PROFILE_HEAP === "1";
+const TOP = Number(process.env.PROFILE_TOP ?? 30);
 const base = `http://127.0.0.1:${PORT}`;
 
 const work = mkdtempSync(join(tmpdir(), "amapi-profile-"));
@@ -222,7 +224,7 @@ function report(profile, requests) {
     console.log(`| ${stage} | ${perRequest(hits)} | ${((hits / busy) * 100).toFixed(1)} % |`);
   }
   console.log("\nHeaviest functions (their own code and the native calls they made):\n");
-  for (const [fn, hits] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 30))) console.log(`  ${perRequest(hits).padStart(7)} µs  ${fn}`);
+  for (const [fn, hits] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${perRequest(hits).padStart(7)} µs  ${fn}`);
 }
 
 /** PROFILE_HEAP: the sampled allocations, each charged as report() charges a CPU sample: to the bundle's JavaScript that made it or called the native code that did. */
@@ -252,5 +254,5 @@ function reportHeap(profile, requests) {
   console.log("\n| stage | KiB allocated per request | share |\n|---|---:|---:|");
   for (const [stage, bytes] of [...stages].sort((a, b) => b[1] - a[1])) console.log(`| ${stage} | ${perRequest(bytes)} | ${((bytes / total) * 100).toFixed(1)} % |`);
   console.log("\nFunctions that allocate most (their own allocations and the native calls they made):\n");
-  for (const [fn, bytes] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${perRequest(bytes).padStart(7)} KiB  ${fn}`);
+  for (const [fn, bytes] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`  ${perRequest(bytes).padStart(7)} KiB  ${fn}`);
 }

@@ -2,10 +2,9 @@ import { createHash } from "node:crypto";
 
 /**
  * SHA-256, the one place the service computes it: of a text (its UTF-8 bytes, as TextEncoder gives
- * them) or of bytes. Node's hash (workerd's `nodejs_compat`), which answers at once: about half the
- * CPU of `crypto.subtle.digest` for the short texts hashed on every request (credentials, ETags),
- * whose promise, algorithm lookup and copy of the input cost more than the hash itself
- * (docs/performance.md).
+ * them) or of bytes. Node's hash (workerd's `nodejs_compat`), which answers at once: for the short
+ * texts hashed on every request (credentials, ETags) `crypto.subtle.digest`'s promise, algorithm
+ * lookup and copy of the input cost more than the hash itself (docs/performance.md).
  */
 export function sha256(data: string | Uint8Array): Uint8Array {
   return createHash("sha256").update(data).digest();
