@@ -2,8 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { compiled } from "../db/compiled";
 import { accounts, users } from "../db/schema";
-import { sha256Hex } from "../domain/digest";
-import { hashPassword, isUsablePassword, needsRehash, secretsEqual, verifyPassword, type StoredPassword } from "../domain/passwords";
+import { hashPassword, isUsablePassword, needsRehash, secretsEqual, sha256Hex, verifyPassword, type StoredPassword } from "../domain/passwords";
 import type { Principal, UserPrincipal } from "../domain/principal";
 import { membershipsOf, readMemberships } from "./memberships";
 import { credentialCache } from "./cache";
@@ -52,12 +51,12 @@ export async function verifyBasic(credentials: BasicCredentials, ctx: BasicConte
   const { username, password } = credentials;
   const { supervisor } = ctx;
   if (supervisor.username && supervisor.password && username === supervisor.username) {
-    return secretsEqual(password, supervisor.password)
+    return (await secretsEqual(password, supervisor.password))
       ? { ok: true, principal: { kind: "supervisor", id: "supervisor", name: username } }
       : { ok: false, reason: "bad-credentials" };
   }
 
-  const cacheKey = sha256Hex(`${username}\u0000${password}`);
+  const cacheKey = await sha256Hex(`${username}\u0000${password}`);
   const cached = credentialCache.get(cacheKey);
   if (cached) return { ok: true, principal: cached };
   await ctx.beforeLookup?.();

@@ -21,7 +21,7 @@ export interface TrustedClient {
  * Nothing is cached: a rotated or expired secret, or a deleted client, fails on the next request.
  */
 export async function verifyClient(db: Database, credentials: BasicCredentials, nowSeconds: number): Promise<TrustedClient | undefined> {
-  const presentedDigest = digestOf(credentials.password);
+  const presentedDigest = await digestOf(credentials.password);
   if (!isUuid(credentials.username)) return undefined;
   const row = await clientById(db).get({ clientId: credentials.username });
   if (!row || !acceptedSecret(row, presentedDigest, nowSeconds)) return undefined;

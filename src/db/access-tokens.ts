@@ -23,7 +23,7 @@ export async function mintToken(validitySeconds: number, nowMs: number): Promise
   const accessToken = randomSecret();
   return {
     accessToken,
-    digest: digestOf(accessToken),
+    digest: await digestOf(accessToken),
     tokenId: crypto.randomUUID(),
     expiresInSeconds: validitySeconds,
     expiresAt: nowMs + validitySeconds * 1000,
@@ -103,7 +103,7 @@ export function revokeTokens(db: Database, scope: TokenScope, onlyIf?: SQL) {
 export type TokenKey = { column: "token_id" | "token_hash"; value: string };
 
 export async function tokenKey(tokenIdOrToken: string): Promise<TokenKey> {
-  return isUuid(tokenIdOrToken) ? { column: "token_id", value: tokenIdOrToken } : { column: "token_hash", value: digestOf(tokenIdOrToken) };
+  return isUuid(tokenIdOrToken) ? { column: "token_id", value: tokenIdOrToken } : { column: "token_hash", value: await digestOf(tokenIdOrToken) };
 }
 
 /** Deletes the one token `key` (tokenKey) names; answers what it deleted. */

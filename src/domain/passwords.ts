@@ -2,8 +2,7 @@
  * Password hashing with PBKDF2-SHA-256 through WebCrypto. The algorithm, iteration count
  * and salt are stored beside the hash so that stored hashes can be upgraded later.
  */
-import { fromBase64, toBase64 } from "./bytes";
-import { sha256 } from "./digest";
+import { fromBase64, toBase64, toHex } from "./bytes";
 
 /** Production Workers refuse PBKDF2 above 100,000 iterations per call; the local runtime does not. */
 export const MAX_PBKDF2_ITERATIONS_PER_CALL = 100_000;
@@ -56,19 +55,29 @@ export async function pbkdf2(password: string, salt: Uint8Array, iterations: num
   return new Uint8Array(bits);
 }
 
-const knownDigests = new Map<string, Uint8Array>();
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", utf8.encode(text));
+  return toHex(new Uint8Array(digest));
+}
+
+const knownDigests = new Map<string, Promise<Uint8Array>>();
 
 /**
  * Compares a sent secret with a configured one in constant time, by comparing their digests.
  * The configured secret's digest is computed once per isolate, not on every request.
  */
-export function secretsEqual(sent: string, configured: string): boolean {
+export async function secretsEqual(sent: string, configured: string): Promise<boolean> {
   let expected = knownDigests.get(configured);
   if (!expected) {
     if (knownDigests.size > 8) knownDigests.clear();
-    knownDigests.set(configured, (expected = sha256(configured)));
+    knownDigests.set(configured, (expected = sha256Bytes(configured)));
   }
-  return timingSafeEqual(sha256(sent), expected);
+  const [da, db] = await Promise.all([sha256Bytes(sent), expected]);
+  return timingSafeEqual(da, db);
+}
+
+async function sha256Bytes(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(text)));
 }
 
 export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {

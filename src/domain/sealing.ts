@@ -8,7 +8,6 @@
  * `additionalData` binds a sealed value to its context: opened anywhere else, it fails.
  */
 import { fromBase64, toBase64Url } from "./bytes";
-import { sha256 } from "./digest";
 const VERSION = 1;
 const HEADER_BYTES = 1 + 4 + 12;
 const TAG_BYTES = 16;
@@ -82,7 +81,8 @@ async function deriveKey(purpose: string, secret: string): Promise<SealingKey> {
     false,
     ["encrypt", "decrypt"],
   );
-  return { id: sha256(`${purpose}/key-id/v1:${secret}`).slice(0, 4), key };
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${purpose}/key-id/v1:${secret}`)));
+  return { id: digest.slice(0, 4), key };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,6 +1,5 @@
 import { toBase64Url } from "./bytes";
-import { sha256Hex } from "./digest";
-import { timingSafeEqual } from "./passwords";
+import { sha256Hex, timingSafeEqual } from "./passwords";
 
 /**
  * The rules of trusted access that need no storage: how secrets and tokens are made, which
@@ -26,7 +25,7 @@ export function randomSecret(): string {
 }
 
 /** What is stored of a secret or a token: its SHA-256, hex. */
-export const digestOf = (secret: string): string => sha256Hex(secret);
+export const digestOf = (secret: string): Promise<string> => sha256Hex(secret);
 
 export const nowInSeconds = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
 

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/domain/digest";
-import { MAX_PBKDF2_ITERATIONS_PER_CALL, hashPassword, pbkdf2 } from "../../src/domain/passwords";
+import { MAX_PBKDF2_ITERATIONS_PER_CALL, hashPassword, pbkdf2, sha256Hex } from "../../src/domain/passwords";
 import {
   as,
   basic,

@@ -6,7 +6,7 @@ import { createMetricSource, metricPath, putMetric } from "./metric-helpers";
 import { calendarPath, calendarsPath, createCalendar, monthShiftCalendar } from "./calendar-helpers";
 import { sourcePath } from "./source-helpers";
 import { env } from "cloudflare:workers";
-import { sha256Hex } from "../../src/domain/digest";
+import { sha256Hex } from "../../src/domain/passwords";
 import { createClient, pullToken, pushToken } from "./trusted-access-helpers";
 import { allEverywhere } from "./every-database";
 

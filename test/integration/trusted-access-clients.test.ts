@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/domain/digest";
+import { sha256Hex } from "../../src/domain/passwords";
 import { as, call, createAccount, createUser, dbSnapshot, unique, type TestUser } from "./helpers";
 import { countEverywhere, otherShards } from "./every-database";
 import { bearerFor, createClient, expectOAuthError, pullToken, pushToken, roundTrips } from "./trusted-access-helpers";

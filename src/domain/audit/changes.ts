@@ -1,5 +1,5 @@
 import type { AuditChange } from "./event";
-import { sha256Hex } from "../digest";
+import { toHex } from "../bytes";
 
 /** Members an update always touches and that say nothing of what changed. */
 const BOOKKEEPING = new Set(["revision", "version", "auditable", "createdByUserID", "createdByUserId", "createdByUserName", "createdDate", "lastModifiedByUserID", "lastModifiedByUserId", "lastModifiedDate"]);
@@ -63,7 +63,8 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /** A JSON dataset's data as the trail records it: its size in UTF-8 bytes and its SHA-256, never its content. */
-export function dataSummary(text: string): { bytes: number; sha256: string } {
+export async function dataSummary(text: string): Promise<{ bytes: number; sha256: string }> {
   const bytes = new TextEncoder().encode(text);
-  return { bytes: bytes.length, sha256: sha256Hex(bytes) };
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return { bytes: bytes.length, sha256: toHex(digest) };
 }

@@ -1,5 +1,4 @@
 import { toBase64Url } from "../bytes";
-import { sha256 } from "../digest";
 import { fromBase64Url } from "../sealing";
 
 /**
@@ -47,7 +46,7 @@ export class PassphraseSealer {
 
   /** A new sealer for an export; the salt is `saltFor` the exported account, so exports repeat byte for byte. */
   static async forExport(passphrase: string, accountId: string): Promise<PassphraseSealer> {
-    const sealing: PassphraseSealing = { kdf: PASSPHRASE_KDF.name, iterations: PASSPHRASE_KDF.iterations, salt: toBase64Url(saltFor(accountId)), cipher: "AES-256-GCM" };
+    const sealing: PassphraseSealing = { kdf: PASSPHRASE_KDF.name, iterations: PASSPHRASE_KDF.iterations, salt: toBase64Url(await saltFor(accountId)), cipher: "AES-256-GCM" };
     return (await PassphraseSealer.open(passphrase, sealing))!;
   }
 
@@ -84,8 +83,9 @@ export function secretPlace(connectionName: string, parameterName: string): stri
   return `connection\u0000${connectionName}\u0000${parameterName}`;
 }
 
-function saltFor(accountId: string): Uint8Array {
-  return sha256(`export-salt\u0000${accountId}`).subarray(0, 16);
+async function saltFor(accountId: string): Promise<Uint8Array> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`export-salt\u0000${accountId}`));
+  return new Uint8Array(digest).subarray(0, 16);
 }
 
 function concat(...parts: Uint8Array[]): Uint8Array {

@@ -99,7 +99,7 @@ function checkFolderType(folderType: string, contentType: string | null): void {
 
 async function answerNode(c: Context<AppEnv>, placed: Placed) {
   const node = toFolderNode(placed);
-  c.header("ETag", folderEtag(placed.folder.row.revision, node));
+  c.header("ETag", await folderEtag(placed.folder.row.revision, node));
   return node;
 }
 

@@ -7,7 +7,7 @@ import { auditOut } from "../../lib/http";
 import type { AppEnv } from "../../lib/types";
 import type { FolderNodeSchema } from "./folders.schemas";
 import type { z } from "@hono/zod-openapi";
-import { sha256Hex } from "../../domain/digest";
+import { toHex } from "../../domain/bytes";
 
 export type FolderNode = z.infer<typeof FolderNodeSchema>;
 
@@ -41,8 +41,10 @@ export function toFolderNode({ folder, resolved }: { folder: LoadedFolder; resol
  * write to it replaces) and a digest of the representation (what If-None-Match compares: counts,
  * path, permissions and the expanded flag change without the folder being written).
  */
-export function folderEtag(revision: string, node: FolderNode): string {
-  return `"${revision}.${sha256Hex(JSON.stringify(node), 16)}"`;
+export async function folderEtag(revision: string, node: FolderNode): Promise<string> {
+  const bytes = new TextEncoder().encode(JSON.stringify(node));
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return `"${revision}.${toHex(hash, 8)}"`;
 }
 
 /** 412 unless If-Match is absent, `*`, or names an ETag of this revision (strong comparison: a W/ tag never matches). */

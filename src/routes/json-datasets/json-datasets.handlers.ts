@@ -127,7 +127,7 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) => {
     changes: [
       { member: "name", after: body.name },
       ...(body.description !== undefined ? [{ member: "description", after: body.description }] : []),
-      ...(data ? [{ member: "data", after: dataSummary(data.chunks.join("")) }] : []),
+      ...(data ? [{ member: "data", after: await dataSummary(data.chunks.join("")) }] : []),
     ],
   });
   let stored;

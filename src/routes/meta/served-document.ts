@@ -18,7 +18,7 @@ export function servedDocument(env: Bindings, contextPath: string, type: string)
   if (!document) {
     document = (async () => {
       const text = contextPath ? withContextPath(await generatedDocument(env), contextPath) : await generatedDocument(env);
-      return { text, etag: `"${textDigest(text, type)}"` };
+      return { text, etag: `"${await textDigest(text, type)}"` };
     })();
     served.set(key, document);
     document.catch(() => served.delete(key));

@@ -100,7 +100,7 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) => {
     clientId: crypto.randomUUID(),
     clientName: body.client_name,
     accessTokenValiditySeconds: body.access_token_validity_seconds,
-    secretDigest: digestOf(secret),
+    secretDigest: await digestOf(secret),
     clientSecretExpiresAt: body.client_secret_expires_at,
     previousSecretDigest: null,
     previousSecretExpiresAt: null,
@@ -245,7 +245,7 @@ export const rotateSecret: AppRouteHandler<typeof routes.rotateSecret> = async (
   checkIfMatch(c, current.revision);
   const secret = randomSecret();
   const changes = {
-    secretDigest: digestOf(secret),
+    secretDigest: await digestOf(secret),
     clientSecretExpiresAt: body.client_secret_expires_at,
     revision: newRevision(),
     ...auditForUpdate(c.get("principal")),

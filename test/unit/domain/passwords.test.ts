@@ -37,8 +37,8 @@ describe("password hashing", () => {
   });
 
   it("compares secrets exactly", async () => {
-    expect(secretsEqual("abc", "abc")).toBe(true);
-    expect(secretsEqual("abc", "abd")).toBe(false);
+    expect(await secretsEqual("abc", "abc")).toBe(true);
+    expect(await secretsEqual("abc", "abd")).toBe(false);
     expect(timingSafeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2, 3]))).toBe(false);
   });
 });
