@@ -34,7 +34,7 @@ export function compiled<P extends PreparedLike>(build: (db: Database) => { prep
 const templates = new WeakSet<object>();
 
 /**
- * An object that inherits everything of `proto` but its own `key`. Assigned, not defined through
+ * An object that inherits everything of `proto` but the members of `own`. Assigned, not defined through
  * Object.create's descriptors: that path is about forty times slower in V8 (250 ns against 6), and
  * a request makes one of these for every compiled statement it runs. `proto` is a template made
  * once per isolate, never an object of this request: V8 turns an object into a prototype the first
