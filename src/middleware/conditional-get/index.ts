@@ -11,14 +11,14 @@ const KEPT_ON_304 = ["etag", "cache-control", "vary", "x-request-id", "x-api-sta
 
 export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
-  const answered = keepJsonText(c);
+  const answered = keepAnswerText(c);
   await next();
   if (c.res.status !== 200) return;
   let etag = c.res.headers.get("ETag");
   if (!etag) {
     const type = c.res.headers.get("Content-Type") ?? "";
     if (answered.response === c.res && answered.text !== undefined) {
-      // A JSON answer: its text is known, so the body is not read back.
+      // An answer made from a string (c.json, or c.body of a text): its text is known, so the body is not read back.
       etag = `"${await textDigest(answered.text, type)}"`;
     } else {
       // Read once and answered from the bytes read: cheaper than clone(), which tees the body stream.
@@ -42,13 +42,14 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * This request's `c.json` made to remember the text it sends, with the Response it made: what
- * Hono's own `c.json` does (the same call of `newResponse`), so the digest of a JSON answer needs
- * no second read of its body and no copy of the Response.
+ * This request's `c.json`, and `c.body` given a string (an export written as canonical JSON), made
+ * to remember the text they send with the Response they made: what Hono's own do (the same call of
+ * `newResponse`), so the digest of the answer needs no second read of its body and no copy of the
+ * Response.
  */
-function keepJsonText(c: Context<AppEnv>): { response?: Response; text?: string } {
+function keepAnswerText(c: Context<AppEnv>): { response?: Response; text?: string } {
   const answered: { response?: Response; text?: string } = {};
-  const newResponse = c.newResponse as (data: string, arg?: unknown, headers?: Record<string, string | string[]>) => Response;
+  const newResponse = c.newResponse as (data: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => Response;
   c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
     const text = JSON.stringify(object);
     const response = newResponse(text, arg, { "Content-Type": "application/json", ...headers });
@@ -56,6 +57,14 @@ function keepJsonText(c: Context<AppEnv>): { response?: Response; text?: string 
     answered.text = text;
     return response;
   }) as typeof c.json;
+  c.body = ((data: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
+    const response = newResponse(data, arg, headers);
+    if (typeof data === "string") {
+      answered.response = response;
+      answered.text = data;
+    }
+    return response;
+  }) as typeof c.body;
   return answered;
 }
 
