@@ -265,10 +265,11 @@ async function prepare(op, id, world) {
       const recorded = await fetch(`${service}/__bench/d1-statements/${requestId}`);
       // A request that made no D1 call left no record.
       const trips = recorded.ok ? await recorded.json() : (await recorded.arrayBuffer(), []);
-      const answer = { status: res.status, headers: Object.fromEntries(["content-type", "location"].filter((h) => res.headers.has(h)).map((h) => [h, res.headers.get(h)])), body: text };
+      const answer = { status: res.status, headers: headersToRepeat(res.headers), body: text };
       samples.push({ trips, answer, request: { path: req.path, body: req.body ? JSON.parse(req.body) : undefined } });
     }
-    const plan = { key: op.key, ...compilePlan(samples[0], samples[1]) };
+    // The floor's answer carries the service's headers too (below, headersToRepeat).
+    const plan = { key: op.key, headers: samples[0].answer.headers, ...compilePlan(samples[0], samples[1]) };
     // With no D1 work to replay (health, the document, the reference page, the root's redirect), the
     // floor answers what the service answered: the simplest Worker that gives the same answer.
     if (plan.trips.length === 0) plan.answer = samples[0].answer;
@@ -300,6 +301,25 @@ async function prepare(op, id, world) {
     return op.method === "GET" ? (() => { const fixed = request(t); return () => fixed; })() : () => request(t);
   };
   return { op, id, plan, plans, requests, warm, trips: plan.trips.length, callers: callers.length, isCreate };
+}
+
+/**
+ * The headers of a service's answer that the floor sends back with its own (docs/performance.md,
+ * "The floor answers with the service's headers"): the same answer, as the issue defines a floor.
+ * Each header costs every request in transit (the HTTP framing, wrangler's dev proxy, which walks
+ * every header of every answer in JavaScript, and the load generator's parse) whatever made it, so a
+ * floor without them would charge their transit to the service's code. Making them (the ETag's
+ * digest, the request id) stays on the service's side only: the floor repeats recorded values. Not
+ * repeated: what the floor makes itself (its body's length and the D1 bookmark of its own session);
+ * the request id recorded (the bench's own) becomes one of the length the service makes.
+ */
+function headersToRepeat(headers) {
+  const repeated = {};
+  for (const [name, value] of headers) {
+    if (name === "content-length" || name === "x-d1-bookmark") continue;
+    repeated[name] = name === "x-request-id" ? "00000000-0000-4000-8000-000000000000" : value;
+  }
+  return repeated;
 }
 
 // ---- 2. Both Workers at once: the service, and the floor on a copy of its D1 ----

@@ -6,7 +6,8 @@
 // service's own requests at /<plan id><the service's path>. Where a route's real work is
 // computation, the floor also does it with the same pure module of src/domain/ (DOMAIN_WORK), so
 // the ratio measures what the service adds around it. An operation with no D1 statement at all gets
-// the service's own answer back (its status, type and bytes), as a static Worker would give it.
+// the service's own answer back (its status, headers and bytes), as a static Worker would give it.
+// Every answer carries the service's headers, as recorded (scripts/bench.mjs, headersToRepeat).
 import { listPeriods, periodsAt } from "../../src/domain/calendar/index.ts";
 import { checkExpressionTree, expressionContext, namesIn, parseExpression } from "../../src/domain/expression/index.ts";
 import { hashPassword } from "../../src/domain/passwords.ts";
@@ -94,7 +95,7 @@ export default {
       const work = DOMAIN_WORK[plan.key];
       const answer = work ? await work({ rows, plan, query: url.searchParams, body: parsedBody }) : rows;
       const bookmark = [...sessions.values()].at(-1)?.getBookmark();
-      return new Response(JSON.stringify(answer), { headers: { "Content-Type": "application/json", ...(bookmark && { "X-D1-Bookmark": bookmark }) } });
+      return new Response(JSON.stringify(answer), { headers: { "content-type": "application/json", ...plan.headers, ...(bookmark && { "x-d1-bookmark": bookmark }) } });
     } catch (error) {
       return new Response(String(error?.message ?? error), { status: 500 });
     }
