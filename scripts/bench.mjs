@@ -268,8 +268,8 @@ async function prepare(op, id, world) {
       const answer = { status: res.status, headers: headersToRepeat(res.headers), body: text };
       samples.push({ trips, answer, request: { path: req.path, body: req.body ? JSON.parse(req.body) : undefined } });
     }
-    // The floor's answer carries the service's headers too (below, headersToRepeat).
-    const plan = { key: op.key, headers: samples[0].answer.headers, ...compilePlan(samples[0], samples[1]) };
+    // The floor's answer has the service's status and headers too (below, headersToRepeat).
+    const plan = { key: op.key, status: samples[0].answer.status, headers: samples[0].answer.headers, ...compilePlan(samples[0], samples[1]) };
     // With no D1 work to replay (health, the document, the reference page, the root's redirect), the
     // floor answers what the service answered: the simplest Worker that gives the same answer.
     if (plan.trips.length === 0) plan.answer = samples[0].answer;

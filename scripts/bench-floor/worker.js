@@ -95,7 +95,12 @@ export default {
       const work = DOMAIN_WORK[plan.key];
       const answer = work ? await work({ rows, plan, query: url.searchParams, body: parsedBody }) : rows;
       const bookmark = [...sessions.values()].at(-1)?.getBookmark();
-      return new Response(JSON.stringify(answer), { headers: { "content-type": "application/json", ...plan.headers, ...(bookmark && { "x-d1-bookmark": bookmark }) } });
+      // The service's status and headers (its Content-Type among them: the local runtime brotli-compresses
+      // an application/json answer for a client that accepts it, as Cloudflare's edge does, and not the
+      // service's vendor types). A 204 has no body; any other answer is what was read, as JSON.
+      const headers = { ...plan.headers, ...(bookmark && { "x-d1-bookmark": bookmark }) };
+      if (plan.status === 204) return new Response(null, { status: 204, headers });
+      return new Response(JSON.stringify(answer), { status: plan.status ?? 200, headers: { "content-type": "application/json", ...headers } });
     } catch (error) {
       return new Response(String(error?.message ?? error), { status: 500 });
     }
