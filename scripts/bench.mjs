@@ -305,7 +305,7 @@ async function prepare(op, id, world) {
 
 /**
  * The headers of a service's answer that the floor sends back with its own (docs/performance.md,
- * "The floor answers with the service's headers"): the same answer, as the issue defines a floor.
+ * "The floor answers with the service's status and headers"): the same answer, as the issue defines a floor.
  * Each header costs every request in transit (the HTTP framing, wrangler's dev proxy, which walks
  * every header of every answer in JavaScript, and the load generator's parse) whatever made it, so a
  * floor without them would charge their transit to the service's code. Making them (the ETag's

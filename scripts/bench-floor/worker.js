@@ -100,7 +100,7 @@ export default {
       // service's vendor types). A 204 has no body; any other answer is what was read, as JSON.
       const headers = { ...plan.headers, ...(bookmark && { "x-d1-bookmark": bookmark }) };
       if (plan.status === 204) return new Response(null, { status: 204, headers });
-      return new Response(JSON.stringify(answer), { status: plan.status ?? 200, headers: { "content-type": "application/json", ...headers } });
+      return new Response(JSON.stringify(answer), { status: plan.status, headers: { "content-type": "application/json", ...headers } });
     } catch (error) {
       return new Response(String(error?.message ?? error), { status: 500 });
     }

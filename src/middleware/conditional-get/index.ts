@@ -50,21 +50,16 @@ export const conditionalGet: MiddlewareHandler<AppEnv> = async (c, next) => {
 function keepAnswerText(c: Context<AppEnv>): { response?: Response; text?: string } {
   const answered: { response?: Response; text?: string } = {};
   const newResponse = c.newResponse as (data: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => Response;
-  c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
-    const text = JSON.stringify(object);
-    const response = newResponse(text, arg, { "Content-Type": "application/json", ...headers });
-    answered.response = response;
-    answered.text = text;
-    return response;
-  }) as typeof c.json;
-  c.body = ((data: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
+  const body = (data: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => {
     const response = newResponse(data, arg, headers);
     if (typeof data === "string") {
       answered.response = response;
       answered.text = data;
     }
     return response;
-  }) as typeof c.body;
+  };
+  c.body = body as typeof c.body;
+  c.json = ((object: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => body(JSON.stringify(object), arg, { "Content-Type": "application/json", ...headers })) as typeof c.json;
   return answered;
 }
 
