@@ -25,6 +25,7 @@ import { assertNode22, runWrangler, runWranglerQuietly, serveWorkerForBench } fr
 import { loadHarness } from "./bench-harness/build.mjs";
 import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harness/service.mjs";
 import { closedLoop, markdownTable, median } from "./bench-harness/load.mjs";
+import { ownCpuMicros, treeCpuMicros } from "./bench-harness/cpu.mjs";
 import { compilePlan } from "./bench-plan.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
@@ -49,6 +50,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const ROUTES = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
+/** BENCH_CPU=1: each slice's CPU per request, in the measured Worker's processes and in the load generator (Linux). */
+const CPU = process.env.BENCH_CPU === "1";
 // 20 a round: a run stays short, and 3 rounds stay under an account's 100 materialized views.
 const DELETE_POOL = Number(process.env.BENCH_DELETE_POOL ?? 20);
 const WARM_UP = 10;
@@ -327,7 +330,7 @@ await stop(serviceWorker);
 for (const seeded of auditRows) await seedAuditEvents(serviceState, seeded);
 cpSync(serviceState, floorState, { recursive: true });
 // One after the other: two Workers bundling at once in one project trip over each other.
-start("scripts/bench-floor/wrangler.toml", PORT + 1, floorState);
+const floorWorker = start("scripts/bench-floor/wrangler.toml", PORT + 1, floorState);
 await waitUntilUp(floor, "/");
 serviceWorker = start("wrangler.toml", PORT, serviceState, SERVICE_VARS);
 await waitUntilUp(service, "/api/health");
@@ -359,8 +362,8 @@ for (const row of process.env.BENCH_ORDER === "reverse" ? [...rows].reverse() : 
   row.rounds = [];
   const count = row.isCreate ? MAX_CREATIONS_PER_SLICE : Infinity;
   for (let r = 0; r < ROUNDS; r++) {
-    const s = await measure(service, row.requests(r), SLICE_MS, count);
-    const f = await measure(floor, floorOf(row.requests(r), r), SLICE_MS, count);
+    const s = await measure(service, row.requests(r), SLICE_MS, count, serviceWorker);
+    const f = await measure(floor, floorOf(row.requests(r), r), SLICE_MS, count, floorWorker);
     row.rounds.push({ s, f });
   }
   const med = (pick) => median(row.rounds.map(pick));
@@ -371,6 +374,7 @@ for (const row of process.env.BENCH_ORDER === "reverse" ? [...rows].reverse() : 
     p50: med((x) => x.s.p50),
     p99: med((x) => x.s.p99),
     floorP50: med((x) => x.f.p50),
+    ...(CPU && { cpu: { service: med((x) => x.s.cpu.worker), floor: med((x) => x.f.cpu.worker), serviceClient: med((x) => x.s.cpu.client), floorClient: med((x) => x.f.cpu.client) } }),
     measuredTrips: med((x) => x.s.trips),
     failed: row.rounds.reduce((n, x) => n + x.s.failed, 0),
     floorFailed: row.rounds.reduce((n, x) => n + x.f.failed, 0),
@@ -401,8 +405,12 @@ else {
 process.exit(process.exitCode ?? 0);
 
 /** Closed-loop load at CONCURRENCY (scripts/bench-harness/load.mjs), for a slice unless said. */
-function measure(base, next, durationMs = SLICE_MS, count = Infinity) {
-  return closedLoop(base, next, { durationMs, concurrency: CONCURRENCY, count });
+async function measure(base, next, durationMs = SLICE_MS, count = Infinity, worker = undefined) {
+  if (!CPU || !worker) return closedLoop(base, next, { durationMs, concurrency: CONCURRENCY, count });
+  const [worker0, client0] = [treeCpuMicros(worker.pid), ownCpuMicros()];
+  const result = await closedLoop(base, next, { durationMs, concurrency: CONCURRENCY, count });
+  const perRequest = (used) => used / Math.max(1, result.count);
+  return { ...result, cpu: { worker: perRequest(treeCpuMicros(worker.pid) - worker0), client: perRequest(ownCpuMicros() - client0) } };
 }
 
 /** A member's next read after its group's description changed must stay a cached sign-in; after a privilege change it signs in again. */
@@ -443,6 +451,12 @@ function printTable() {
   console.log("Floor: a bare Worker replaying the same D1 statements (scripts/bench-floor/); \"floor computes too\": it also calls the route's pure module of src/domain/.");
   console.log("4xx/5xx: answers that failed, service/floor (a redirect is an answer). D1 trips: as recorded (as measured, when they differ).\n");
   console.log(markdownTable(head, cells, [0, head.length - 1]));
+  if (CPU) {
+    console.log("\nCPU per request (BENCH_CPU=1; µs, medians of the rounds; a Worker's processes: its runtime and serve-worker's Node):\n");
+    const cpuHead = ["route", "service's Worker", "floor's Worker", "difference", "load generator (service / floor)"];
+    const cpuCells = rows.map((r) => [r.label ?? r.op.key, r.cpu.service.toFixed(0), r.cpu.floor.toFixed(0), (r.cpu.service - r.cpu.floor).toFixed(0), `${r.cpu.serviceClient.toFixed(0)} / ${r.cpu.floorClient.toFixed(0)}`]);
+    console.log(markdownTable(cpuHead, cpuCells, [0]));
+  }
   const below = rows.filter((r) => r.below);
   const worst = rows.reduce((w, r) => (!w || r.ratio / r.target < w.ratio / w.target ? r : w), undefined);
   console.log(`\n${rows.length} operations measured: ${rows.length - below.length} at target, ${below.length} below; ${skipped.length} skipped.`);
