@@ -283,7 +283,8 @@ async function prepare(op, id, world) {
       samples.push({ trips, answer, request: { path: req.path, body: req.body ? JSON.parse(req.body) : undefined } });
     }
     // The floor's answer has the service's status and headers too (below, headersToRepeat).
-    const plan = { key: op.key, status: samples[0].answer.status, headers: samples[0].answer.headers, ...compilePlan(samples[0], samples[1]) };
+    // Its answer is as long as the service's too (docs/performance.md, "... and their length").
+    const plan = { key: op.key, status: samples[0].answer.status, headers: samples[0].answer.headers, bodyLength: samples[0].answer.body.length, ...compilePlan(samples[0], samples[1]) };
     // With no D1 work to replay (health, the document, the reference page, the root's redirect), the
     // floor answers what the service answered: the simplest Worker that gives the same answer.
     if (plan.trips.length === 0) plan.answer = samples[0].answer;

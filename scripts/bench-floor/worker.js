@@ -7,7 +7,8 @@
 // computation, the floor also does it with the same pure module of src/domain/ (DOMAIN_WORK), so
 // the ratio measures what the service adds around it. An operation with no D1 statement at all gets
 // the service's own answer back (its status, headers and bytes), as a static Worker would give it.
-// Every answer carries the service's headers, as recorded (scripts/bench.mjs, headersToRepeat).
+// Every answer carries the service's headers, as recorded (scripts/bench.mjs, headersToRepeat), and is
+// as long as the service's (ofLength).
 import { listPeriods, periodsAt } from "../../src/domain/calendar/index.ts";
 import { checkExpressionTree, expressionContext, namesIn, parseExpression } from "../../src/domain/expression/index.ts";
 import { hashPassword } from "../../src/domain/passwords.ts";
@@ -97,15 +98,27 @@ export default {
       const bookmark = [...sessions.values()].at(-1)?.getBookmark();
       // The service's status and headers (its Content-Type among them: the local runtime brotli-compresses
       // an application/json answer for a client that accepts it, as Cloudflare's edge does, and not the
-      // service's vendor types). A 204 has no body; any other answer is what was read, as JSON.
+      // service's vendor types). A 204 has no body; any other answer is what was read, as JSON, as long as the service's.
       const headers = { ...plan.headers, ...(bookmark && { "x-d1-bookmark": bookmark }) };
       if (plan.status === 204) return new Response(null, { status: 204, headers });
-      return new Response(JSON.stringify(answer), { status: plan.status, headers: { "content-type": "application/json", ...headers } });
+      return new Response(ofLength(JSON.stringify(answer), plan.bodyLength), { status: plan.status, headers: { "content-type": "application/json", ...headers } });
     } catch (error) {
       return new Response(String(error?.message ?? error), { status: 500 });
     }
   },
 };
+
+/**
+ * The floor's answer (the rows it read, as JSON) made as long as the service's recorded one: padded
+ * with spaces, which JSON allows after a value, or cut. The transit of an answer's bytes (the
+ * runtime's framing, the dev proxy, the client's read) costs every request whoever made them, as its
+ * headers do; making them (the service's answer shape) stays on the service's side. Lengths in
+ * UTF-16 units, as both are strings (the bytes where the text is ASCII, as nearly all of it is).
+ */
+function ofLength(text, length = text.length) {
+  if (text.length === length) return text;
+  return text.length > length ? text.slice(0, length) : text + " ".repeat(length - text.length);
+}
 
 /** A recorded constant as D1 binds it (bytes were recorded as base64). */
 function bindable(value) {
