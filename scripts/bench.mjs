@@ -18,7 +18,7 @@
 //    `npm run bench -- --only transfer` runs that section alone.
 // 5. Round trips, cold and warm, over a directory and two shards beside one database
 //    (scripts/bench-shards.mjs), on Workers of their own; `--only shards` runs it alone.
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertNode22, runWrangler, runWranglerQuietly, serveWorkerForBench } from "./wrangler.mjs";
@@ -54,6 +54,7 @@ const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const ROUTES = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
 /** BENCH_CPU=1: each slice's CPU per request, in the measured Worker's processes and in the load generator (Linux). */
 const CPU = process.env.BENCH_CPU === "1";
+if (CPU && !existsSync("/proc/self/stat")) throw new Error("BENCH_CPU=1 reads each process's CPU from Linux's /proc, which this system has not");
 /**
  * A full collection of the load generator's heap. The bench process holds its harness and the OpenAPI
  * document (about 130 MB), and its fetches' short-lived objects get promoted: left to V8, a major

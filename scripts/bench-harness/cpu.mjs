@@ -5,31 +5,32 @@ import { readFileSync, readdirSync } from "node:fs";
 /** Clock ticks per second of /proc's utime and stime: 100 on Linux builds for x86-64 and arm64. */
 const TICK_US = 10_000;
 
-/** utime + stime in µs of `rootPid` and every process below it; undefined where /proc is not Linux's. */
+/** utime + stime in µs of `rootPid` and every process below it (Linux's /proc; bench.mjs refuses BENCH_CPU without it). */
 export function treeCpuMicros(rootPid) {
-  let stats;
-  try {
-    stats = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
-      try {
-        // The command name may hold spaces and parentheses: fields are counted after its last ")".
-        const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-        return [{ pid: Number(pid), ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) * TICK_US }];
-      } catch {
-        return []; // exited meanwhile
-      }
-    });
-  } catch {
-    return undefined;
-  }
   const children = new Map();
-  for (const s of stats) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
+  const cpu = new Map();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let text;
+    try {
+      text = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // The command name may hold spaces and parentheses: fields are counted after its last ")".
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const pid = Number(name);
+    cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * TICK_US);
+    const siblings = children.get(Number(fields[1]));
+    if (siblings) siblings.push(pid);
+    else children.set(Number(fields[1]), [pid]);
+  }
   let total = 0;
-  const stack = stats.filter((s) => s.pid === rootPid);
+  const stack = cpu.has(rootPid) ? [rootPid] : [];
   while (stack.length) {
-    const s = stack.pop();
-    total += s.cpu;
-    stack.push(...(children.get(s.pid) ?? []));
+    const pid = stack.pop();
+    total += cpu.get(pid);
+    stack.push(...(children.get(pid) ?? []));
   }
   return total;
 }
