@@ -109,7 +109,8 @@ export default {
 };
 
 /**
- * The floor's answer (the rows it read, as JSON) made as long as the service's recorded one: padded
+ * The floor's answer (the rows it read, as JSON) made as long as the service's (`plan.bodyLength`: as
+ * recorded, or for a GET as read at its row's turn, scripts/bench.mjs matchAnswerLength): padded
  * with spaces, which JSON allows after a value, or cut. The transit of an answer's bytes (the
  * runtime's framing, the dev proxy, the client's read) costs every request whoever made them, as its
  * headers do; making them (the service's answer shape) stays on the service's side. Lengths in
