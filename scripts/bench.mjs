@@ -422,7 +422,8 @@ for (const row of process.env.BENCH_ORDER === "reverse" ? [...rows].reverse() : 
   });
   row.target = targetOf(row.op.method);
   row.below = !(row.ratio >= row.target);
-  process.stdout.write(`  ${row.label ?? row.op.key}: ${row.ratio.toFixed(2)}\n`);
+  // Each round's ratio too: how far apart they are says how much the median can be trusted.
+  process.stdout.write(`  ${row.label ?? row.op.key}: ${row.ratio.toFixed(2)} (rounds ${row.rounds.map((x) => (x.s.rps / x.f.rps).toFixed(2)).join(" ")})\n`);
 }
 
 const probe = await credentialCacheProbe();
