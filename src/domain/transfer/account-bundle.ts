@@ -13,17 +13,27 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A copy of `list` sorted by the key (a string, or a tuple of strings compared in turn). */
+/**
+ * A copy of `list` sorted by the key (a string, or a tuple of strings compared in turn). An import
+ * sorts every object of its target on each request: a string key is compared as it is, with no
+ * tuple made of it per object.
+ */
 export function sortedBy<T>(list: readonly T[], key: (t: T) => string | readonly string[]): T[] {
-  const keyed = list.map((t) => ({ t, k: ([] as string[]).concat(key(t)) }));
-  keyed.sort((x, y) => {
-    for (let i = 0; i < Math.max(x.k.length, y.k.length); i++) {
-      const d = compareText(x.k[i] ?? "", y.k[i] ?? "");
-      if (d !== 0) return d;
-    }
-    return 0;
-  });
+  if (list.length < 2) return list.slice();
+  const keyed = list.map((t) => ({ t, k: key(t) }));
+  keyed.sort((x, y) => compareKeys(x.k, y.k));
   return keyed.map((e) => e.t);
+}
+
+function compareKeys(a: string | readonly string[], b: string | readonly string[]): number {
+  if (typeof a === "string" && typeof b === "string") return compareText(a, b);
+  const x = typeof a === "string" ? [a] : a;
+  const y = typeof b === "string" ? [b] : b;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = compareText(x[i] ?? "", y[i] ?? "");
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 interface TreeRow {
@@ -52,15 +62,28 @@ export function folderPaths(rows: readonly TreeRow[]): Map<string, string[]> {
   return paths;
 }
 
-/** A principal of a grant by name: USER and GROUP ids become the user's or group's name; undefined when it names neither. */
+/**
+ * A principal of a grant by name: USER and GROUP ids become the user's or group's name; undefined
+ * when it names neither. Its index is made at the first grant named (an account without grants, or
+ * without grants to groups, makes none of its thousands of groups').
+ */
 export function principalNamer(users: readonly { id: string; name: string }[], groups: readonly { id: string; name: string }[]) {
-  const names = new Map<string, string>([...users.map((u) => [`USER:${u.id}`, u.name] as const), ...groups.map((g) => [`GROUP:${g.id}`, g.name] as const)]);
-  return (type: string, id: string): string | undefined => names.get(`${type}:${id}`);
+  const userName = namerOf(users);
+  const groupName = namerOf(groups);
+  return (type: string, id: string): string | undefined => (type === "USER" ? userName(id) : type === "GROUP" ? groupName(id) : undefined);
+}
+
+/** The name of the row with an id (undefined for none), its index made at the first lookup. */
+export function namerOf(rows: readonly { id: string; name: string }[]): (id: string) => string | undefined {
+  let names: Map<string, string> | undefined;
+  return (id) => (names ??= new Map(rows.map((r) => [r.id, r.name]))).get(id);
 }
 
 /** Drops members that are null or undefined, so that an absent optional member and a null one read the same. */
 export function withoutEmpty<T extends Record<string, unknown>>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as T;
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) if (value[key] !== null && value[key] !== undefined) kept[key] = value[key];
+  return kept as T;
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   ACCOUNT_BUNDLE_FORMAT_VERSION,
   ACCOUNT_BUNDLE_SERVICE,
   folderPaths,
+  namerOf,
   principalNamer,
   sortedBy,
   withoutEmpty,
@@ -140,9 +141,9 @@ export type AccountState = NonNullable<Awaited<ReturnType<typeof readAccountStat
  */
 export function bundleOf(state: AccountState) {
   const { account, groupRows, userRows, memberships, limits, connectionRows, typeRows, sourceRows, itemRows, grantRows, calendarRows, datasetRows, chunkRows, folderRows, aclRows, itemMappings, viewRows } = state;
-  const nameOf = <T extends { id: string; name: string }>(rows: readonly T[]) => {
-    const names = new Map(rows.map((r) => [r.id, r.name]));
-    return (id: string | null | undefined) => (id == null ? null : (names.get(id) ?? null));
+  const nameOf = (rows: readonly { id: string; name: string }[]) => {
+    const name = namerOf(rows);
+    return (id: string | null | undefined) => (id == null ? null : (name(id) ?? null));
   };
   const groupName = nameOf(groupRows);
   const userName = nameOf(userRows);

@@ -12,6 +12,10 @@ describe("account bundle rules", () => {
   it("sorts by code points, tuple keys in turn", () => {
     expect(sortedBy(["b", "B", "a", "ä"], (s) => s)).toEqual(["B", "a", "b", "ä"]);
     expect(sortedBy([["x", "2"], ["x", "10"], ["w"]], (k) => k)).toEqual([["w"], ["x", "10"], ["x", "2"]]);
+    // A string key and a one-name tuple order alike; a shorter tuple first where the longer goes on.
+    expect(sortedBy(["x", ["w", "a"], ["w"], "v"], (k) => k)).toEqual(["v", ["w"], ["w", "a"], "x"]);
+    const one = [{ n: "a" }];
+    expect(sortedBy(one, (o) => o.n)).not.toBe(one);
   });
 
   it("a folder's path is its names from the root; a name may hold a slash", () => {
@@ -26,7 +30,8 @@ describe("account bundle rules", () => {
 
   it("names grantees, and drops empty members", () => {
     const name = principalNamer([{ id: "u", name: "alice" }], [{ id: "g", name: "Analysts" }]);
-    expect([name("USER", "u"), name("GROUP", "g"), name("GROUP", "u")]).toEqual(["alice", "Analysts", undefined]);
-    expect(withoutEmpty({ a: null, b: undefined, c: 0, d: "" })).toEqual({ c: 0, d: "" });
+    expect([name("USER", "u"), name("GROUP", "g"), name("GROUP", "u"), name("ROLE", "u")]).toEqual(["alice", "Analysts", undefined, undefined]);
+    // Members keep their order (the bundle's text is its members in the order they are written).
+    expect(Object.keys(withoutEmpty({ z: 1, a: null, b: undefined, c: 0, d: "" }))).toEqual(["z", "c", "d"]);
   });
 });
