@@ -76,7 +76,12 @@ export function principalNamer(users: readonly { id: string; name: string }[], g
 /** The name of the row with an id (undefined for none), its index made at the first lookup. */
 export function namerOf(rows: readonly { id: string; name: string }[]): (id: string) => string | undefined {
   let names: Map<string, string> | undefined;
-  return (id) => (names ??= new Map(rows.map((r) => [r.id, r.name]))).get(id);
+  const index = () => {
+    names = new Map();
+    for (const row of rows) names.set(row.id, row.name);
+    return names;
+  };
+  return (id) => (names ?? index()).get(id);
 }
 
 /** Drops members that are null or undefined, so that an absent optional member and a null one read the same. */
