@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { normaliseContextPath } from "../../src/lib/config";
-import { representationDigest } from "../../src/middleware/conditional-get";
+import { representationDigest, textDigest } from "../../src/middleware/conditional-get";
 import { buildRequest, call, createAccount, dbSnapshot, expectError, expectUnauthenticated, unique, VENDOR_JSON, type CallOptions } from "./helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -95,6 +95,14 @@ describe("media types", () => {
       const bytes = new TextEncoder().encode(res.text);
       expect(res.headers.get("ETag")).toBe(`"${await representationDigest(bytes, res.headers.get("Content-Type")!)}"`);
     }
+  });
+
+  it("a text's digest, made in the isolate's reused buffer, is the digest of its bytes, however the digests interleave", async () => {
+    // ASCII, beyond ASCII (more bytes than characters: the buffer's first guess is short), larger
+    // than the buffer grows to, and small after large (the buffer's old bytes beyond must not count).
+    const texts = ["{}", `{"name":"${"é✓😀".repeat(3000)}"}`, `[${"1,".repeat(700_000)}1]`, "x".repeat(50_000), '{"a":1}'];
+    const digests = texts.map((text) => textDigest(text, "application/json"));
+    for (const [i, text] of texts.entries()) expect(await digests[i]).toBe(await representationDigest(new TextEncoder().encode(text), "application/json"));
   });
 
   it("an answer made once per isolate (health, the reference page) is tagged as any other, per media type, and answers 304 to its tag", async () => {
