@@ -31,6 +31,7 @@ export function rowMapper(fields: readonly SelectedField[], joinsNotNullableMap:
     decoder: decoderOf(field),
     table: joinsNotNullableMap && is(field, Column) && path.length === 2 ? getTableName(field.table) : undefined,
   }));
+  if (plans.every((plan) => plan.parents.length === 0 && plan.table === undefined)) return flatRowMapper(plans);
   return (row) => {
     const result: Mapped = {};
     let nullify: Record<string, string | false> | undefined;
@@ -52,6 +53,20 @@ export function rowMapper(fields: readonly SelectedField[], joinsNotNullableMap:
     }
     if (nullify) {
       for (const [objectName, table] of Object.entries(nullify)) if (typeof table === "string" && !joinsNotNullableMap![table]) result[objectName] = null;
+    }
+    return result;
+  };
+}
+
+/** The mapper of a select of one table's columns (no nested objects, no join): the loop alone. */
+function flatRowMapper(plans: readonly ColumnPlan[]): (row: readonly unknown[]) => Mapped {
+  const names = plans.map((plan) => plan.name);
+  const decoders = plans.map((plan) => plan.decoder);
+  return (row) => {
+    const result: Mapped = {};
+    for (let i = 0; i < names.length; i++) {
+      const raw = row[i];
+      result[names[i]!] = raw === null ? null : decoders[i]!.mapFromDriverValue(raw);
     }
     return result;
   };
