@@ -14,7 +14,8 @@
 // "GET /api/accounts/name/{name}"; E1 is "PUT /api/sources/{sourceId}/custom-metrics/{customMetricName}").
 // PROFILE_SECONDS (default 10), PROFILE_CONCURRENCY (8), PROFILE_PORT, PROFILE_VARS (more of the
 // service's variables, "NAME:value ...", e.g. "LOG_FORMAT:none"), PROFILE_TOP (how many functions
-// to list, 30). PROFILE_HEAP=1: instead of CPU,
+// to list, 30), PROFILE_WORLDS (more worlds made first, 0: e.g. 300 for the list of accounts a full
+// bench run reads). PROFILE_HEAP=1: instead of CPU,
 // the bytes allocated per request by stage and function (V8's sampling heap profiler, counting
 // objects the garbage collector has since freed): what the "garbage collection" stage collects.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -58,6 +59,9 @@ const harness = await loadHarness(work, { base, inject: { connectorServers: { po
 const op = (await harness.loadContract()).operations.find((o) => o.key === ROUTE);
 if (!op) throw new Error(`No operation ${ROUTE} in the document (PROFILE_ROUTE is "METHOD /template")`);
 if (!harness.hasFixtures(op)) throw new Error(`${ROUTE} has no harness fixtures`);
+// PROFILE_WORLDS: more worlds made first (each an account with its objects), as the bench's rows
+// before this one leave: a list that reads every account grows with them.
+for (let i = 0; i < Number(process.env.PROFILE_WORLDS ?? 0); i++) await harness.createWorld(`Profile-${i}`);
 const world = await harness.createWorld("Profile");
 const caller = harness.allowedCaller(op, world);
 const params = await harness.paramsFor(op, world);
