@@ -302,6 +302,11 @@ describe("expression errors", () => {
     expect((await putMetric(admin, sourceId, "cyc_c", { expression: "cyc_b / 3" })).status).toBe(201);
     const longer = await putMetric(admin, sourceId, "cyc_a", { expression: "cyc_c - 1" });
     expect(problemOf(longer, "body.expression").message).toContain("cyc_a -> cyc_c -> cyc_b -> cyc_a");
+    // Through the second of two metrics named, beside a chain that reaches no loop (the graph read is what the names reach).
+    expect((await putMetric(admin, sourceId, "cyc_d", { expression: "sum(qty)" })).status).toBe(201);
+    expect((await putMetric(admin, sourceId, "cyc_e", { expression: "cyc_d * 2" })).status).toBe(201);
+    const wide = await putMetric(admin, sourceId, "cyc_a", { expression: "cyc_e + cyc_c" });
+    expect(problemOf(wide, "body.expression").message).toContain("cyc_a -> cyc_c -> cyc_b -> cyc_a");
     expect((await call("GET", metricPath(sourceId, "cyc_a"), { as: as(admin) })).json.expression).toBe("sum(price)");
   });
 

@@ -39,11 +39,12 @@ async function writeMetric(c: Context<AppEnv>, sourceId: string, name: string, i
   const principal = c.get("principal");
   const parsed = parseExpression(input.expression);
   if (!parsed.ok) throw expressionError(parsed.error, "body.expression");
+  const mentioned = namesIn(parsed.ast);
 
   const [access, items, graph, users] = await db.batch([
     selectSourceWithAccess(db, principal, sourceId),
-    selectItemsByName(db, sourceId, [...namesIn(parsed.ast), name]),
-    selectReferenceGraph(db, sourceId, "CUSTOM_METRIC"),
+    selectItemsByName(db, sourceId, [...mentioned, name]),
+    selectReferenceGraph(db, sourceId, "CUSTOM_METRIC", mentioned),
     selectUsersOf(db, sourceId, name),
   ]);
   const { source } = requireSource(principal, access[0], "EDIT_METRICS");

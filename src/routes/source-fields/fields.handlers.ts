@@ -130,7 +130,7 @@ async function writeField(c: Context<AppEnv>, sourceId: string, input: FieldInpu
   const [access, items, graph, users, similar, calendar] = await db.batch([
     selectSourceWithAccess(db, principal, sourceId),
     selectItemsByName(db, sourceId, [...names, explicitName ?? NO_NAME]),
-    selectReferenceGraph(db, sourceId, "DERIVED_FIELD"),
+    selectReferenceGraph(db, sourceId, "DERIVED_FIELD", names),
     selectUsersOf(db, sourceId, explicitName ?? NO_NAME),
     selectNamesStartingWith(db, sourceId, generatedBase),
     selectCalendarOfSource(db, sourceId, calendarId ?? NO_NAME),
