@@ -64,9 +64,11 @@ if (!harness.hasFixtures(op)) throw new Error(`${ROUTE} has no harness fixtures`
 for (let i = 0; i < Number(process.env.PROFILE_WORLDS ?? 0); i++) await harness.createWorld(`Profile-${i}`);
 const world = await harness.createWorld("Profile");
 const caller = harness.allowedCaller(op, world);
-const params = await harness.paramsFor(op, world);
+// A PATCH reads, merges and writes under the version it read: as in the bench, each client patches
+// an object of its own, or the profile would be of their conflicts (retries, then 409).
+const paramSets = await Promise.all(Array.from({ length: op.method === "PATCH" ? CONCURRENCY : 1 }, () => harness.paramsFor(op, world)));
 let failed = 0;
-const request = () => wireRequest(harness, harness.validRequest(op, world, params, caller));
+const request = (client = 0) => wireRequest(harness, harness.validRequest(op, world, paramSets[client % paramSets.length], caller));
 await send(request());
 
 // ---- Profile while the load runs ----
@@ -105,9 +107,9 @@ async function send(req, { mustSucceed = true } = {}) {
 async function load(seconds) {
   const end = performance.now() + seconds * 1000;
   let count = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+  await Promise.all(Array.from({ length: CONCURRENCY }, async (_, client) => {
     while (performance.now() < end) {
-      if (!(await send(request(), { mustSucceed: false }))) failed++;
+      if (!(await send(request(client), { mustSucceed: false }))) failed++;
       count++;
     }
   }));
