@@ -135,6 +135,7 @@ export async function underReadRevision(c: Context<AppEnv>, attempt: (guardWith:
  */
 async function readCurrent(c: Context<AppEnv>, read: Handler<AppEnv>) {
   const json = c.json;
+  const body = c.body;
   const header = c.header;
   let answered: { text: string; status: unknown } | undefined;
   let etag: string | undefined;
@@ -143,6 +144,12 @@ async function readCurrent(c: Context<AppEnv>, read: Handler<AppEnv>) {
     if (typeof headers?.ETag === "string") etag = headers.ETag;
     return ANSWERED;
   }) as typeof c.json;
+  // A GET that writes its own JSON text (a JSON dataset's) is taken the same way when the text is one string.
+  c.body = ((data: unknown, status?: unknown, headers?: unknown) => {
+    if (typeof data !== "string" || (status ?? 200) !== 200) return (body as (...args: unknown[]) => Response)(data, status, headers);
+    answered = { text: data, status: 200 };
+    return ANSWERED;
+  }) as typeof c.body;
   c.header = ((name: string, value?: string, options?: { append?: boolean }) => {
     if (name === "ETag") etag = value;
     header(name, value, options);
@@ -152,10 +159,11 @@ async function readCurrent(c: Context<AppEnv>, read: Handler<AppEnv>) {
     response = (await read(c, noNext)) as Response;
   } finally {
     c.json = json;
+    c.body = body;
     c.header = header;
   }
   if (response === ANSWERED && answered) return representationOf(answered.status, answered.text, etag);
-  // A GET that wrote its own body (a JSON dataset's), or answered 304.
+  // A GET that streamed its body (a JSON dataset of several chunks), or answered 304.
   return representationOf(response.status, await response.text(), response.headers.get("ETag") ?? undefined);
 }
 

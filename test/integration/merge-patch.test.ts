@@ -148,6 +148,21 @@ describe("PATCH on the other resources with a full-replace PUT", () => {
     expectError(await call("PATCH", `/api/json-datasets/${id}`, { body: { data: null }, as: as(admin) }), 400, "VALIDATION_FAILED", ["body.data"]);
   });
 
+  it("JSON datasets of several stored chunks: the patch reads the streamed answer, and data is kept unless named", async () => {
+    // Over one chunk (1,000,000 bytes), so the dataset's GET streams its body instead of writing one string.
+    const filler = "x".repeat(1_200_000);
+    const created = await call("POST", "/api/json-datasets", { as: as(admin), body: { name: unique("ds"), data: { filler, n: 1 } } });
+    expect(created.status).toBe(201);
+    const id = created.json.id;
+    const described = await call("PATCH", `/api/json-datasets/${id}`, { body: { description: "large" }, headers: MERGE_PATCH, as: as(admin) });
+    expect(described.status).toBe(200);
+    expect(described.json.description).toBe("large");
+    expect(described.json.data).toEqual({ filler, n: 1 });
+    const merged = await call("PATCH", `/api/json-datasets/${id}`, { body: { data: { n: 2 } }, headers: MERGE_PATCH, as: as(admin) });
+    expect(merged.status).toBe(200);
+    expect(merged.json.data).toEqual({ filler, n: 2 });
+  });
+
   it("connections: a rename keeps the secret password (the connection still reaches its store)", async () => {
     const created = await call("POST", "/api/connections", { as: as(admin), body: connectionBody(unique("Conn")) });
     expect(created.status).toBe(201);
