@@ -129,9 +129,10 @@ export async function underReadRevision(c: Context<AppEnv>, attempt: (guardWith:
 }
 
 /**
- * The representation and ETag the resource's GET answers. Its `c.json` is taken before it becomes a
- * Response: the object goes through JSON text as it would have (the same members, dates as text),
- * without a Response to build and read back. Its headers are set as they were (the ETag too).
+ * The representation and ETag the resource's GET answers. Its `c.json`, or its `c.body` of one JSON
+ * text (a JSON dataset's), is taken before it becomes a Response: the object goes through JSON text
+ * as it would have (the same members, dates as text), without a Response to build and read back. Its
+ * headers are set as they were (the ETag too).
  */
 async function readCurrent(c: Context<AppEnv>, read: Handler<AppEnv>) {
   const json = c.json;
@@ -139,17 +140,15 @@ async function readCurrent(c: Context<AppEnv>, read: Handler<AppEnv>) {
   const header = c.header;
   let answered: { text: string; status: unknown } | undefined;
   let etag: string | undefined;
-  c.json = ((object: unknown, status?: unknown, headers?: Record<string, unknown>) => {
-    answered = { text: JSON.stringify(object), status: status ?? 200 };
+  const take = (text: string, status: unknown, headers?: Record<string, unknown>) => {
+    answered = { text, status: status ?? 200 };
     if (typeof headers?.ETag === "string") etag = headers.ETag;
     return ANSWERED;
-  }) as typeof c.json;
+  };
+  c.json = ((object: unknown, status?: unknown, headers?: Record<string, unknown>) => take(JSON.stringify(object), status, headers)) as typeof c.json;
   // A GET that writes its own JSON text (a JSON dataset's) is taken the same way when the text is one string.
-  c.body = ((data: unknown, status?: unknown, headers?: unknown) => {
-    if (typeof data !== "string" || (status ?? 200) !== 200) return (body as (...args: unknown[]) => Response)(data, status, headers);
-    answered = { text: data, status: 200 };
-    return ANSWERED;
-  }) as typeof c.body;
+  c.body = ((data: unknown, status?: unknown, headers?: Record<string, unknown>) =>
+    typeof data === "string" && (status ?? 200) === 200 ? take(data, status, headers) : (body as (...args: unknown[]) => Response)(data, status, headers)) as typeof c.body;
   c.header = ((name: string, value?: string, options?: { append?: boolean }) => {
     if (name === "ETag") etag = value;
     header(name, value, options);
