@@ -19,94 +19,107 @@ import { newSigningSecret } from "../../src/domain/webhooks/webhooks.ts";
 const plans = new Map();
 let made = 0;
 
+// A request that took SLOW_MS or more as this Worker saw it (its clock moves at I/O) is logged, one
+// line, as the service's request log gives every request's duration: the two sides' stops can be
+// compared row by row (docs/performance.md, "Last full runs"). Two clock reads a request otherwise.
+const SLOW_MS = 100;
+
 export default {
   async fetch(request, env) {
-    const url = new URL(request.url);
-    if (url.pathname === "/__plans" && request.method === "PUT") {
-      for (const [id, plan] of Object.entries(await request.json())) plans.set(id, plan);
-      return new Response("registered");
-    }
-    if (url.pathname === "/__domain-work") return Response.json(Object.keys(DOMAIN_WORK));
-    const slash = url.pathname.indexOf("/", 1);
-    const plan = plans.get(url.pathname.slice(1, slash < 0 ? undefined : slash));
-    const text = request.body === null ? "" : await request.text();
-    if (!plan) return new Response("no plan", { status: 404 });
-    const path = slash < 0 ? "/" : url.pathname.slice(slash);
-    let body;
-    const parsedBody = () => (body ??= text ? JSON.parse(text) : null);
-
-    const values = new Map();
-    const token = (key) => {
-      if (values.has(key)) return values.get(key);
-      const spec = plan.tokens[key];
-      let value;
-      if (spec.input) value = inputAt(spec.input, path, url.searchParams, parsedBody);
-      else if (spec.uuid) value = crypto.randomUUID();
-      else if (spec.iso) value = new Date().toISOString();
-      else if (spec.ms) value = Date.now();
-      else if (spec.bytes) value = crypto.getRandomValues(new Uint8Array(spec.bytes));
-      else value = `${spec.unique}${(made++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-      values.set(key, value);
-      return value;
-    };
-    const rows = [];
-    const readAt = ([t, s, r, key]) => rows[t]?.[s]?.[r]?.[key] ?? null;
-    const param = (p) => {
-      if ("c" in p) return bindable(p.c);
-      if (p.read) return readAt(p.read);
-      if (p.k !== undefined) return token(p.k);
-      return p.t.map((part) => (typeof part === "string" ? part : String(part.read ? readAt(part.read) : token(part.k)))).join("");
-    };
-
-    if (plan.answer) return new Response(plan.answer.body, { status: plan.answer.status, headers: plan.answer.headers });
-    // The service runs its statements in a D1 session (read replication, src/db/session.ts), opened
-    // where the recorded one started; the floor too, and answers its bookmark as the service does.
-    const sessions = new Map();
-    const sessionFor = (start = "first-unconstrained") => {
-      if (!sessions.has(start)) sessions.set(start, env.DB.withSession(start === "bookmark" ? (request.headers.get("X-D1-Bookmark") ?? "first-unconstrained") : start));
-      return sessions.get(start);
-    };
-    try {
-      for (const trip of plan.trips) {
-        const db = sessionFor(trip.session);
-        const statements = trip.statements.map((s) => db.prepare(s.sql).bind(...s.params.map(param)));
-        switch (trip.call) {
-          case "batch":
-            rows.push((await db.batch(statements)).map((result) => result.results ?? []));
-            break;
-          case "first": {
-            const row = await statements[0].first();
-            rows.push([row === null ? [] : [row]]);
-            break;
-          }
-          case "raw":
-            rows.push([await statements[0].raw()]);
-            break;
-          case "rawNames":
-            rows.push([await statements[0].raw({ columnNames: true })]);
-            break;
-          case "exec":
-            await env.DB.exec(trip.statements[0].sql);
-            rows.push([[]]);
-            break;
-          default:
-            rows.push([(await statements[0][trip.call]()).results ?? []]);
-        }
-      }
-      const work = DOMAIN_WORK[plan.key];
-      const answer = work ? await work({ rows, plan, query: url.searchParams, body: parsedBody }) : rows;
-      const bookmark = [...sessions.values()].at(-1)?.getBookmark();
-      // The service's status and headers (its Content-Type among them: the local runtime brotli-compresses
-      // an application/json answer for a client that accepts it, as Cloudflare's edge does, and not the
-      // service's vendor types). A 204 has no body; any other answer is what was read, as JSON, as long as the service's.
-      const headers = { ...plan.headers, ...(bookmark && { "x-d1-bookmark": bookmark }) };
-      if (plan.status === 204) return new Response(null, { status: 204, headers });
-      return new Response(ofLength(JSON.stringify(answer), plan.bodyLength), { status: plan.status, headers: { "content-type": "application/json", ...headers } });
-    } catch (error) {
-      return new Response(String(error?.message ?? error), { status: 500 });
-    }
+    const began = Date.now();
+    const response = await replay(request, env);
+    const took = Date.now() - began;
+    if (took >= SLOW_MS) console.log(JSON.stringify({ message: "slow", path: new URL(request.url).pathname, durationMs: took }));
+    return response;
   },
 };
+
+async function replay(request, env) {
+  const url = new URL(request.url);
+  if (url.pathname === "/__plans" && request.method === "PUT") {
+    for (const [id, plan] of Object.entries(await request.json())) plans.set(id, plan);
+    return new Response("registered");
+  }
+  if (url.pathname === "/__domain-work") return Response.json(Object.keys(DOMAIN_WORK));
+  const slash = url.pathname.indexOf("/", 1);
+  const plan = plans.get(url.pathname.slice(1, slash < 0 ? undefined : slash));
+  const text = request.body === null ? "" : await request.text();
+  if (!plan) return new Response("no plan", { status: 404 });
+  const path = slash < 0 ? "/" : url.pathname.slice(slash);
+  let body;
+  const parsedBody = () => (body ??= text ? JSON.parse(text) : null);
+
+  const values = new Map();
+  const token = (key) => {
+    if (values.has(key)) return values.get(key);
+    const spec = plan.tokens[key];
+    let value;
+    if (spec.input) value = inputAt(spec.input, path, url.searchParams, parsedBody);
+    else if (spec.uuid) value = crypto.randomUUID();
+    else if (spec.iso) value = new Date().toISOString();
+    else if (spec.ms) value = Date.now();
+    else if (spec.bytes) value = crypto.getRandomValues(new Uint8Array(spec.bytes));
+    else value = `${spec.unique}${(made++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    values.set(key, value);
+    return value;
+  };
+  const rows = [];
+  const readAt = ([t, s, r, key]) => rows[t]?.[s]?.[r]?.[key] ?? null;
+  const param = (p) => {
+    if ("c" in p) return bindable(p.c);
+    if (p.read) return readAt(p.read);
+    if (p.k !== undefined) return token(p.k);
+    return p.t.map((part) => (typeof part === "string" ? part : String(part.read ? readAt(part.read) : token(part.k)))).join("");
+  };
+
+  if (plan.answer) return new Response(plan.answer.body, { status: plan.answer.status, headers: plan.answer.headers });
+  // The service runs its statements in a D1 session (read replication, src/db/session.ts), opened
+  // where the recorded one started; the floor too, and answers its bookmark as the service does.
+  const sessions = new Map();
+  const sessionFor = (start = "first-unconstrained") => {
+    if (!sessions.has(start)) sessions.set(start, env.DB.withSession(start === "bookmark" ? (request.headers.get("X-D1-Bookmark") ?? "first-unconstrained") : start));
+    return sessions.get(start);
+  };
+  try {
+    for (const trip of plan.trips) {
+      const db = sessionFor(trip.session);
+      const statements = trip.statements.map((s) => db.prepare(s.sql).bind(...s.params.map(param)));
+      switch (trip.call) {
+        case "batch":
+          rows.push((await db.batch(statements)).map((result) => result.results ?? []));
+          break;
+        case "first": {
+          const row = await statements[0].first();
+          rows.push([row === null ? [] : [row]]);
+          break;
+        }
+        case "raw":
+          rows.push([await statements[0].raw()]);
+          break;
+        case "rawNames":
+          rows.push([await statements[0].raw({ columnNames: true })]);
+          break;
+        case "exec":
+          await env.DB.exec(trip.statements[0].sql);
+          rows.push([[]]);
+          break;
+        default:
+          rows.push([(await statements[0][trip.call]()).results ?? []]);
+      }
+    }
+    const work = DOMAIN_WORK[plan.key];
+    const answer = work ? await work({ rows, plan, query: url.searchParams, body: parsedBody }) : rows;
+    const bookmark = [...sessions.values()].at(-1)?.getBookmark();
+    // The service's status and headers (its Content-Type among them: the local runtime brotli-compresses
+    // an application/json answer for a client that accepts it, as Cloudflare's edge does, and not the
+    // service's vendor types). A 204 has no body; any other answer is what was read, as JSON, as long as the service's.
+    const headers = { ...plan.headers, ...(bookmark && { "x-d1-bookmark": bookmark }) };
+    if (plan.status === 204) return new Response(null, { status: 204, headers });
+    return new Response(ofLength(JSON.stringify(answer), plan.bodyLength), { status: plan.status, headers: { "content-type": "application/json", ...headers } });
+  } catch (error) {
+    return new Response(String(error?.message ?? error), { status: 500 });
+  }
+}
 
 /**
  * The floor's answer (the rows it read, as JSON) made as long as the service's (`plan.bodyLength`: as
