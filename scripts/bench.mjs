@@ -27,6 +27,7 @@ import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harnes
 import { closedLoop, markdownTable, median } from "./bench-harness/load.mjs";
 import { ownCpuMicros, treeCpuMicros } from "./bench-harness/cpu.mjs";
 import { compilePlan } from "./bench-plan.mjs";
+import { currentCommit, runRecord, saveRun, targetOf } from "./bench-runs.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
 import { measureViewSqlCpu } from "./bench-view-sql.mjs";
@@ -52,6 +53,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const ROUTES = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
+/** The run as saved for `npm run bench:summary` (scripts/bench-runs.mjs): its start and the code it measured. */
+const STARTED = new Date().toISOString();
+const COMMIT = currentCommit();
 /** BENCH_CPU=1: each slice's CPU per request, in the measured Worker's processes and in the load generator (Linux). */
 const CPU = process.env.BENCH_CPU === "1";
 if (CPU && !existsSync("/proc/self/stat")) throw new Error("BENCH_CPU=1 reads each process's CPU from Linux's /proc, which this system has not");
@@ -72,8 +76,6 @@ const collectGarbage = runInNewContext("gc");
  */
 const DELETE_POOL = Number(process.env.BENCH_DELETE_POOL ?? 100);
 const WARM_UP = 10;
-/** Ratio to its floor each row must reach: reads 0.90, writes 0.85 (issue 16). */
-const targetOf = (method) => (method === "GET" ? 0.9 : 0.85);
 /**
  * Operations that talk to a remote data store: no D1 floor can stand for that. Those that name one
  * in their errors, and the two connection tests (E7 validate, and a stored connection's test), whose
@@ -453,6 +455,9 @@ for (const row of process.env.BENCH_ORDER === "reverse" ? [...rows].reverse() : 
 const probe = await credentialCacheProbe();
 await stop(serviceWorker);
 printTable();
+const knobs = { seconds: SLICE_MS / 1000, rounds: ROUNDS, concurrency: CONCURRENCY, routes: ROUTES?.source ?? null };
+const saved = saveRun(runRecord(rows, { time: STARTED, commit: COMMIT, knobs }));
+console.log(`\nThis run's rows are saved in ${saved}: npm run bench:summary gives each row's median over the newest three runs.`);
 const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();

@@ -1,0 +1,28 @@
+// npm run bench:summary [FILE ...]: each row's median over several runs of `npm run bench`, the rows
+// below their target by it, and the worst row (scripts/bench-runs.mjs). FILEs are the runs' records
+// (.json, as `npm run bench` saves them in bench-runs/) or what a run printed (its progress lines
+// and CPU table). Without FILEs: the newest three records in bench-runs/.
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { formatSummary, RUNS_DIRECTORY, runFromText, summarize } from "./bench-runs.mjs";
+
+const NEWEST = 3;
+let files = process.argv.slice(2);
+if (files.length === 0) {
+  let saved = [];
+  try {
+    saved = readdirSync(RUNS_DIRECTORY).filter((name) => name.endsWith(".json")).sort();
+  } catch {
+    // No run saved yet: said below.
+  }
+  files = saved.slice(-NEWEST).map((name) => join(RUNS_DIRECTORY, name));
+  if (files.length === 0) {
+    console.error(`No run saved in ${RUNS_DIRECTORY}/: run npm run bench (three times, for the median of three), or name the runs' files.`);
+    process.exit(2);
+  }
+}
+const runs = files.map((file) => {
+  const text = readFileSync(file, "utf8");
+  return file.endsWith(".json") ? JSON.parse(text) : runFromText(text, file);
+});
+console.log(formatSummary(summarize(runs), files.map((file) => basename(file))));
