@@ -47,6 +47,34 @@ describe("accounts", () => {
     for (const account of res.json.content) expect(Object.keys(account).sort()).toEqual(ACCOUNT_MEMBERS);
   });
 
+  it("shows each account in the list as its own GET shows it (the list builds its objects from the row's values itself)", async () => {
+    const full = await call("POST", "/api/accounts", {
+      body: {
+        name: unique("listed"),
+        replyToAddress: "reply@example.com",
+        senderDisplayName: "Listed",
+        attributes: [
+          { key: "apiKey", value: "listed-secret", isSecured: true },
+          { key: "region", value: "eu" },
+        ],
+      },
+    });
+    expect(full.status).toBe(201);
+    const disabled = await createAccount();
+    expect((await call("PUT", `/api/accounts/${disabled.id}`, { body: { name: disabled.name, disabled: true } })).status).toBe(200);
+    await createUser(full.json.id);
+    const list = await call("GET", "/api/accounts");
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain("listed-secret");
+    const listed = new Map(list.json.content.map((a: { id: string }) => [a.id, a]));
+    for (const id of [full.json.id, disabled.id, DEFAULT_ACCOUNT_ID]) {
+      const one = await call("GET", `/api/accounts/${id}`);
+      expect(listed.get(id)).toEqual(one.json);
+    }
+    expect(listed.get(full.json.id)).toMatchObject({ disabled: false, numberOfUsers: 1, replyToAddress: "reply@example.com", attributes: [{ key: "apiKey", isSecured: true }, { key: "region", value: "eu", isSecured: false }] });
+    expect(listed.get(disabled.id)).toMatchObject({ disabled: true, numberOfUsers: 0, replyToAddress: null });
+  });
+
   it("creates an account: 201, Location, ETag, and its two built-in groups", async () => {
     const name = unique("created");
     const res = await call("POST", "/api/accounts", {
