@@ -41,3 +41,4 @@ export declare function currentCommit(): string | undefined;
 export declare function runFromText(text: string, name: string): Run;
 export declare function summarize(runs: Run[]): Summary;
 export declare function formatSummary(summary: Summary, names: string[]): string;
+export declare function ratioText(ratio: number): string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatSummary, runFromText, runRecord, summarize, targetOf } from "../../../scripts/bench-runs.mjs";
+import { formatSummary, ratioText, runFromText, runRecord, summarize, targetOf } from "../../../scripts/bench-runs.mjs";
 
 /** A bench row as scripts/bench.mjs leaves it after its rounds: each round's service and floor req/s. */
 function measured(key: string, rounds: Array<[number, number]>, cpu?: { service: number; floor: number }) {
@@ -50,6 +50,10 @@ describe("the bench's runs combined (scripts/bench-runs.mjs)", () => {
   it("counts a median at its target as at target, though the mean of two printed ratios is not exactly it in binary", () => {
     const runs = [0.86, 0.94].map((ratio) => ({ rows: [{ route: "GET /a", target: 0.9, ratio, rounds: [ratio] }] }));
     expect(summarize(runs).rows[0]).toMatchObject({ below: false });
+  });
+
+  it("prints a ratio cut to three decimals, never rounded up to its target", () => {
+    expect([0.8998, 0.9, 0.8999999999999999, 0.57, 0.895, 1.234567].map(ratioText)).toEqual(["0.899", "0.90", "0.90", "0.57", "0.895", "1.234"]);
   });
 
   it("says when the runs measured different code or used different knobs, or missed rows", () => {
