@@ -13,8 +13,8 @@ export const RUNS_DIRECTORY = "bench-runs";
 /** Ratio to its floor each row must reach: reads 0.90, writes 0.85 (issue 16). */
 export const targetOf = (method) => (method === "GET" ? 0.9 : 0.85);
 
-/** A ratio to the millionth, as a row's place against its target is decided (summarize). */
-const settled = (ratio) => Math.round(ratio * 1e6) / 1e6;
+/** A ratio in whole millionths: a row's place against its target is decided (summarize) and printed (ratioText) at that. */
+const millionths = (ratio) => Math.round(ratio * 1e6);
 
 /** A row's method: the first word of its route ("GET /api/audit-events (an account of …)"). */
 const methodOf = (route) => route.slice(0, route.indexOf(" "));
@@ -102,7 +102,7 @@ export function summarize(runs) {
     cpuGap: entry.cpuGaps.length ? median(entry.cpuGaps) : undefined,
   }));
   // To the millionth: the mean of two printed ratios (0.86 and 0.94) is 0.9 in decimal, not 0.8999….
-  for (const row of rows) row.below = !(settled(row.median) >= row.target);
+  for (const row of rows) row.below = !(millionths(row.median) / 1e6 >= row.target);
   const relative = (ratio, target) => ratio / target;
   const worst = rows.reduce((w, r) => (!w || relative(r.median, r.target) < relative(w.median, w.target) ? r : w), undefined);
   let worstSingle;
@@ -125,7 +125,7 @@ export function summarize(runs) {
  * reads as at it (0.8998 is 0.899, not 0.90), and to two where the third is 0.
  */
 export function ratioText(ratio) {
-  const cut = (Math.floor(Math.round(ratio * 1e6) / 1000) / 1000).toFixed(3);
+  const cut = (Math.floor(millionths(ratio) / 1000) / 1000).toFixed(3);
   return cut.endsWith("0") ? cut.slice(0, -1) : cut;
 }
 
