@@ -21,7 +21,7 @@ let made = 0;
 
 // A request that took SLOW_MS or more as this Worker saw it (its clock moves at I/O) is logged, one
 // line, as the service's request log gives every request's duration: the two sides' stops can be
-// compared row by row (docs/performance.md, "Last full runs"). Two clock reads a request otherwise.
+// compared row by row (docs/performance-history.md, "Last full runs"). Two clock reads a request otherwise.
 const SLOW_MS = 100;
 
 export default {
