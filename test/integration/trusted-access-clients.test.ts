@@ -73,6 +73,24 @@ describe("creating a client", () => {
     expect(names).toEqual([...names].sort());
   });
 
+  it("shows each client in the list as its own GET shows it (the list builds its objects from the row's values itself)", async () => {
+    const other = await createAccount();
+    const restricted = await createClient({ account_ids: [account.id, other.id] });
+    const expiring = await createClient({ client_secret_expires_at: inAnHour() });
+    const rotated = await createClient({ client_secret_expires_at: inAnHour() });
+    expect((await call("POST", `${CLIENTS}/${rotated.clientId}/secret`, { body: { grace_period_seconds: 3600 } })).status).toBe(200);
+    const list = await call("GET", CLIENTS);
+    expect(list.status).toBe(200);
+    const listed = new Map(list.json.content.map((c: { client_id: string }) => [c.client_id, c]));
+    for (const { clientId } of [restricted, expiring, rotated]) {
+      const one = await call("GET", `${CLIENTS}/${clientId}`);
+      expect(listed.get(clientId)).toEqual(one.json);
+    }
+    expect(listed.get(restricted.clientId)).toMatchObject({ account_ids: [account.id, other.id], client_secret_expires_at: 0, previous_client_secret_expires_at: null });
+    expect(listed.get(expiring.clientId)).toMatchObject({ account_ids: null, client_secret_expires_at: expect.any(Number) });
+    expect(listed.get(rotated.clientId)).toMatchObject({ previous_client_secret_expires_at: expect.any(Number) });
+  });
+
   it("may be restricted to accounts, which must exist", async () => {
     const other = await createAccount();
     const restricted = await call("POST", CLIENTS, { body: { client_name: unique("one"), access_token_validity_seconds: 60, account_ids: [account.id, other.id, account.id] } });
