@@ -24,7 +24,7 @@ type ClientRow = typeof trustedAccessClients.$inferSelect;
  */
 
 /** The client as the API shows it. The secret is a member only of the answer that issues it. */
-function toClient(row: ClientRow, issuedSecret?: string) {
+function toClient(row: Pick<ClientRow, keyof typeof shownColumns>, issuedSecret?: string) {
   return {
     client_name: row.clientName,
     access_token_validity_seconds: row.accessTokenValiditySeconds,
@@ -82,13 +82,12 @@ const updateWon = (clientId: string | Placeholder, revision: string | Placeholde
   sql`EXISTS (SELECT 1 FROM trusted_access_clients WHERE client_id = ${clientId} AND revision = ${revision})`;
 
 /**
- * The list reads only what a client's shape shows (never its secrets' digests), as values, and
- * builds each client from them with the columns' own decoders, as the list of accounts does: over
- * the bench's 300 clients, Drizzle's mapping of every column into an object first, and the shape's
- * second object from that, cost about 45 µs a request (docs/performance.md, "The list of 300 clients").
- * A test compares each listed client with its own GET. Compiled once per isolate (db/compiled.ts).
+ * The list reads only the columns a client's shape shows (never its secrets' digests): it holds
+ * every client of the deployment (about 300 in a full bench run), and each column read is one more
+ * value for D1 to send and the row mapper (db/row-mapping.ts) to decode per client (docs/performance.md,
+ * "The list of 300 clients"). Compiled once per isolate (db/compiled.ts).
  */
-const listedColumns = {
+const shownColumns = {
   clientName: trustedAccessClients.clientName,
   accessTokenValiditySeconds: trustedAccessClients.accessTokenValiditySeconds,
   clientId: trustedAccessClients.clientId,
@@ -97,27 +96,11 @@ const listedColumns = {
   accountIds: trustedAccessClients.accountIds,
   previousSecretExpiresAt: trustedAccessClients.previousSecretExpiresAt,
 };
-const allClients = compiled((db) => db.select(listedColumns).from(trustedAccessClients).orderBy(asc(trustedAccessClients.clientName)));
-const listed = Object.fromEntries(Object.keys(listedColumns).map((key, i) => [key, i])) as Record<keyof typeof listedColumns, number>;
-
-function listedClient(values: unknown[]): ReturnType<typeof toClient> {
-  const at = (key: keyof typeof listedColumns) => values[listed[key]];
-  const accountIds = at("accountIds") as string | null;
-  return {
-    client_name: at("clientName") as string,
-    access_token_validity_seconds: at("accessTokenValiditySeconds") as number,
-    client_id: at("clientId") as string,
-    client_secret_expires_at: at("clientSecretExpiresAt") as number,
-    token_endpoint_auth_method: TOKEN_ENDPOINT_AUTH_METHOD,
-    client_id_issued_at: nowInSeconds(Date.parse(at("createdDate") as string)),
-    account_ids: accountIds === null ? null : (trustedAccessClients.accountIds.mapFromDriverValue(accountIds) as string[]),
-    previous_client_secret_expires_at: (at("previousSecretExpiresAt") as number | null) ?? null,
-  };
-}
+const allClients = compiled((db) => db.select(shownColumns).from(trustedAccessClients).orderBy(asc(trustedAccessClients.clientName)));
 
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
-  const rows = await allClients(c.get("directory")).values();
-  return c.json({ content: rows.map(listedClient) }, 200);
+  const rows = await allClients(c.get("directory")).all();
+  return c.json({ content: rows.map((row) => toClient(row)) }, 200);
 };
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) => {
