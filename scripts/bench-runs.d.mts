@@ -13,7 +13,7 @@ export interface RunRow {
 export interface Run {
   time?: string;
   commit?: string;
-  knobs?: { seconds: number; rounds: number; concurrency: number; routes: string | null };
+  knobs?: { seconds: number; rounds: number; concurrency: number; routes: string | null; control?: boolean };
   rows: RunRow[];
 }
 export interface SummaryRow {
@@ -34,9 +34,10 @@ export interface Summary {
   warnings: string[];
 }
 export declare const RUNS_DIRECTORY: string;
+export declare const CONTROL_RUNS_DIRECTORY: string;
 export declare function targetOf(method: string): number;
 export declare function runRecord(rows: unknown[], meta: { time: string; commit?: string; knobs: Run["knobs"] }): Run;
-export declare function saveRun(record: Run): string;
+export declare function saveRun(record: Run, directory?: string): string;
 export declare function currentCommit(): string | undefined;
 export declare function runFromText(text: string, name: string): Run;
 export declare function summarize(runs: Run[]): Summary;

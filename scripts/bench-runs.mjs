@@ -9,6 +9,8 @@ import { median } from "./bench-harness/load.mjs";
 
 /** Where `npm run bench` saves its runs (git ignores it). */
 export const RUNS_DIRECTORY = "bench-runs";
+/** Where it saves its control runs (BENCH_CONTROL=1: the floor against itself), apart from the service's. */
+export const CONTROL_RUNS_DIRECTORY = join(RUNS_DIRECTORY, "control");
 
 /** Ratio to its floor each row must reach: reads 0.90, writes 0.85 (issue 16). */
 export const targetOf = (method) => (method === "GET" ? 0.9 : 0.85);
@@ -42,10 +44,10 @@ export function runRecord(rows, { time, commit, knobs }) {
   };
 }
 
-/** Saves a run's record as bench-runs/<its start, UTC>.json, and says where. */
-export function saveRun(record) {
-  mkdirSync(RUNS_DIRECTORY, { recursive: true });
-  const file = join(RUNS_DIRECTORY, `${record.time.replace(/[:.]/g, "-")}.json`);
+/** Saves a run's record as bench-runs/<its start, UTC>.json (or in `directory`), and says where. */
+export function saveRun(record, directory = RUNS_DIRECTORY) {
+  mkdirSync(directory, { recursive: true });
+  const file = join(directory, `${record.time.replace(/[:.]/g, "-")}.json`);
   writeFileSync(file, `${JSON.stringify(record, null, 1)}\n`);
   return file;
 }

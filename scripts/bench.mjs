@@ -13,7 +13,8 @@
 // Knobs: BENCH_SECONDS (per slice), BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_ROUTES (a regex on
 // "METHOD /template"), BENCH_DELETE_POOL (objects per round for a DELETE), BENCH_PORT (the floor
 // takes the next port), BENCH_VARS (more of the service's variables, "NAME:value ..."), BENCH_ORDER
-// (reverse: the rows measured last-first).
+// (reverse: the rows measured last-first), BENCH_CONTROL (1: the floor measured against a second
+// floor, in the service's place: what the bench's noise alone does to a row).
 // 4. The export and import of a large account (scripts/bench-transfer.mjs) on a Worker of its own;
 //    `npm run bench -- --only transfer` runs that section alone.
 // 5. Round trips, cold and warm, over a directory and two shards beside one database
@@ -27,7 +28,7 @@ import { SERVICE_VARS as BASE_VARS, varsFrom, wireRequest } from "./bench-harnes
 import { closedLoop, markdownTable, median } from "./bench-harness/load.mjs";
 import { ownCpuMicros, treeCpuMicros } from "./bench-harness/cpu.mjs";
 import { compilePlan } from "./bench-plan.mjs";
-import { currentCommit, runRecord, saveRun, targetOf } from "./bench-runs.mjs";
+import { CONTROL_RUNS_DIRECTORY, currentCommit, runRecord, saveRun, targetOf } from "./bench-runs.mjs";
 import { measureExpressionCpu } from "./bench-expression.mjs";
 import { measureCalendarCpu } from "./bench-calendar.mjs";
 import { measureViewSqlCpu } from "./bench-view-sql.mjs";
@@ -53,6 +54,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const ROUTES = process.env.BENCH_ROUTES ? new RegExp(process.env.BENCH_ROUTES) : undefined;
+/**
+ * BENCH_CONTROL=1: an A/A run. A second floor, on a copy of the same D1, takes the service's place in
+ * every slice, so each row compares two Workers doing the same work: its ratio is the bench's noise
+ * alone, and how far the median of three such runs strays from 1 is how far any row's can
+ * (docs/performance.md, "The bench against itself"). Saved apart, in bench-runs/control/.
+ */
+const CONTROL = process.env.BENCH_CONTROL === "1";
 /** The run as saved for `npm run bench:summary` (scripts/bench-runs.mjs): its start and the code it measured. */
 const STARTED = new Date().toISOString();
 const COMMIT = currentCommit();
@@ -110,9 +118,12 @@ const talksToDataStore = (op) => TALKS_TO_DATA_STORE.has(op.key) || Object.value
 
 const service = `http://127.0.0.1:${PORT}`;
 const floor = `http://127.0.0.1:${PORT + 1}`;
+// The control's second floor takes the port after the two-shard section's.
+const control = `http://127.0.0.1:${PORT + 5}`;
 const work = mkdtempSync(join(tmpdir(), "amapi-bench-"));
 const serviceState = join(work, "service");
 const floorState = join(work, "floor");
+const controlState = join(work, "control");
 const running = new Set();
 process.on("exit", () => {
   for (const child of running) child.kill("SIGTERM");
@@ -371,19 +382,25 @@ function headersToRepeat(headers) {
 await stop(serviceWorker);
 for (const seeded of auditRows) await seedAuditEvents(serviceState, seeded);
 cpSync(serviceState, floorState, { recursive: true });
+if (CONTROL) cpSync(serviceState, controlState, { recursive: true });
 // One after the other: two Workers bundling at once in one project trip over each other.
 const floorWorker = start("scripts/bench-floor/wrangler.toml", PORT + 1, floorState);
 await waitUntilUp(floor, "/");
+const controlWorker = CONTROL ? start("scripts/bench-floor/wrangler.toml", PORT + 5, controlState) : undefined;
+if (CONTROL) await waitUntilUp(control, "/");
 serviceWorker = start("wrangler.toml", PORT, serviceState, SERVICE_VARS);
 await waitUntilUp(service, "/api/health");
 /** The id under which the floor holds a row's plan for a round (a creation has one per round). */
 function floorPlanId(row, round) {
   return `${row.id}r${Math.min(round, row.plans.length - 1)}`;
 }
-/** Hands the floor the plans of `rows` (a plan registered again replaces the one it had). */
+/** Hands the floor (and the control's) the plans of `rows` (a plan registered again replaces the one it had). */
 async function registerPlans(rows) {
-  const registered = await fetch(`${floor}/__plans`, { method: "PUT", body: JSON.stringify(Object.fromEntries(rows.flatMap((r) => r.plans.map((plan, round) => [floorPlanId(r, round), plan])))) });
-  if (!registered.ok) throw new Error(`the floor refused the plans: ${registered.status}`);
+  const body = JSON.stringify(Object.fromEntries(rows.flatMap((r) => r.plans.map((plan, round) => [floorPlanId(r, round), plan]))));
+  for (const base of CONTROL ? [floor, control] : [floor]) {
+    const registered = await fetch(`${base}/__plans`, { method: "PUT", body });
+    if (!registered.ok) throw new Error(`the floor refused the plans: ${registered.status}`);
+  }
 }
 await registerPlans(rows);
 
@@ -405,30 +422,31 @@ const domainWork = new Set(await (await fetch(`${floor}/__domain-work`)).json())
 // Both Workers just started: let them settle.
 await measure(service, () => ({ method: "GET", path: "/api/health", headers: {} }), 1000);
 await measure(floor, () => ({ method: "GET", path: "/", headers: {} }), 1000);
+if (CONTROL) await measure(control, () => ({ method: "GET", path: "/", headers: {} }), 1000);
+/** The side measured against the floor: the service, or in a control run the second floor, sent the floor's requests. */
+const measured = CONTROL ? { base: control, worker: controlWorker, requests: (row, next, round) => floorRequests(row, next, round) } : { base: service, worker: serviceWorker, requests: (_row, next) => next };
 
 // ---- 3. Alternated slices ----
-console.log(`Measuring ${rows.length} operations: ${ROUNDS} rounds of ${SLICE_MS / 1000} s on the service then on the floor, concurrency ${CONCURRENCY} ...`);
+if (CONTROL) console.log("Control run (BENCH_CONTROL=1): a second floor takes the service's place; every ratio compares the floor with itself.");
+console.log(`Measuring ${rows.length} operations: ${ROUNDS} rounds of ${SLICE_MS / 1000} s on the ${CONTROL ? "control" : "service"} then on the floor, concurrency ${CONCURRENCY} ...`);
 // BENCH_ORDER=reverse measures the rows last-first (the table keeps the document's order): whether a
 // row's place in the run moves its ratio.
 for (const row of process.env.BENCH_ORDER === "reverse" ? [...rows].reverse() : rows) {
   await row.warm();
   if (row.op.method === "GET") await matchAnswerLength(row);
-  const floorOf = (next, round) => () => {
-    const req = next();
-    return req && { ...req, path: `/${floorPlanId(row, round)}${req.path}` };
-  };
+  const floorOf = (next, round) => floorRequests(row, next, round);
   // A DELETE warms up too, on objects of its own (deleted once on each side, as a round's are): its
   // rounds of 20 requests would otherwise pay for its handler's first runs, and for its route group's
   // module where no row before it loaded that since the service started again.
   if (!countLimited(row.op)) {
     const warmUpRound = row.op.method === "DELETE" ? ROUNDS : 0;
-    await measure(service, row.requests(warmUpRound), undefined, WARM_UP);
+    await measure(measured.base, measured.requests(row, row.requests(warmUpRound), 0), undefined, WARM_UP);
     await measure(floor, floorOf(row.requests(warmUpRound), 0), undefined, WARM_UP);
   }
   row.rounds = [];
   const count = row.isCreate ? MAX_CREATIONS_PER_SLICE : Infinity;
   for (let r = 0; r < ROUNDS; r++) {
-    const s = await measure(service, row.requests(r), SLICE_MS, count, serviceWorker);
+    const s = await measure(measured.base, measured.requests(row, row.requests(r), r), SLICE_MS, count, measured.worker);
     const f = await measure(floor, floorOf(row.requests(r), r), SLICE_MS, count, floorWorker);
     row.rounds.push({ s, f });
   }
@@ -454,10 +472,15 @@ for (const row of process.env.BENCH_ORDER === "reverse" ? [...rows].reverse() : 
 
 const probe = await credentialCacheProbe();
 await stop(serviceWorker);
+if (controlWorker) await stop(controlWorker);
 printTable();
-const knobs = { seconds: SLICE_MS / 1000, rounds: ROUNDS, concurrency: CONCURRENCY, routes: ROUTES?.source ?? null };
-const saved = saveRun(runRecord(rows, { time: STARTED, commit: COMMIT, knobs }));
-console.log(`\nThis run's rows are saved in ${saved}: npm run bench:summary gives each row's median over the newest three runs.`);
+const knobs = { seconds: SLICE_MS / 1000, rounds: ROUNDS, concurrency: CONCURRENCY, routes: ROUTES?.source ?? null, ...(CONTROL && { control: true }) };
+const saved = saveRun(runRecord(rows, { time: STARTED, commit: COMMIT, knobs }), CONTROL ? CONTROL_RUNS_DIRECTORY : undefined);
+console.log(
+  CONTROL
+    ? `\nThis control run's rows are saved in ${saved}: npm run bench:summary -- ${CONTROL_RUNS_DIRECTORY}/<three runs>.json gives each row's median over them.`
+    : `\nThis run's rows are saved in ${saved}: npm run bench:summary gives each row's median over the newest three runs.`,
+);
 const cpu = await measureExpressionCpu();
 console.log(`\nExpression validation (checkExpression, aggregate level, in Node): ${cpu.length}-character expression, ${cpu.microseconds.toFixed(1)} µs CPU per validation (${cpu.iterations} runs)`);
 const periods = await measureCalendarCpu();
@@ -467,12 +490,20 @@ console.log(`Materialized view SQL (sqlSourceOf and materializedViewQuery, 24 it
 const sealing = await measureSealingCpu();
 console.log(`Webhook signing secret (newSigningSecret and WebhookSecrets.seal, AES-256-GCM, in Node): ${sealing.microseconds.toFixed(1)} µs CPU per secret (${sealing.iterations} runs)`);
 // A subset of routes (BENCH_ROUTES) is a developer's quick look: the sections of minutes on Workers of their own are left out.
-if (ROUTES) console.log("\nExport and import, and two shards: not run with BENCH_ROUTES (npm run bench -- --only transfer, --only shards run them alone).");
+if (ROUTES || CONTROL) console.log(`\nExport and import, and two shards: not run with ${CONTROL ? "BENCH_CONTROL" : "BENCH_ROUTES"} (npm run bench -- --only transfer, --only shards run them alone).`);
 else {
   await transfer();
   await shards();
 }
 process.exit(process.exitCode ?? 0);
+
+/** A row's requests as the floor takes them: the service's, under the round's plan id. */
+function floorRequests(row, next, round) {
+  return () => {
+    const req = next();
+    return req && { ...req, path: `/${floorPlanId(row, round)}${req.path}` };
+  };
+}
 
 /** Closed-loop load at CONCURRENCY (scripts/bench-harness/load.mjs), for a slice unless said. */
 async function measure(base, next, durationMs = SLICE_MS, count = Infinity, worker = undefined) {
@@ -518,7 +549,7 @@ function printTable() {
     r.failed || r.floorFailed ? `${r.failed}/${r.floorFailed}` : "",
     [r.below ? "✗ below target" : "", domainWork.has(r.op.key) ? "floor computes too" : "", r.plan.varies ? "plan varies between requests" : ""].filter(Boolean).join("; "),
   ]);
-  console.log(`\n${SLICE_MS / 1000} s per slice, ${ROUNDS} rounds alternating service and floor, medians; concurrency ${CONCURRENCY}; both Workers served by scripts/serve-worker.mjs (no debugger attached) on 127.0.0.1, load generator on the same machine.`);
+  console.log(`\n${SLICE_MS / 1000} s per slice, ${ROUNDS} rounds alternating ${CONTROL ? "the control (a second floor)" : "service"} and floor, medians; concurrency ${CONCURRENCY}; both Workers served by scripts/serve-worker.mjs (no debugger attached) on 127.0.0.1, load generator on the same machine.`);
   console.log("Floor: a bare Worker replaying the same D1 statements (scripts/bench-floor/); \"floor computes too\": it also calls the route's pure module of src/domain/.");
   console.log("4xx/5xx: answers that failed, service/floor (a redirect is an answer). D1 trips: as recorded (as measured, when they differ).\n");
   console.log(markdownTable(head, cells, [0, head.length - 1]));

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { formatSummary, ratioText, runFromText, runRecord, summarize, targetOf } from "../../../scripts/bench-runs.mjs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CONTROL_RUNS_DIRECTORY, formatSummary, RUNS_DIRECTORY, ratioText, runFromText, runRecord, saveRun, summarize, targetOf } from "../../../scripts/bench-runs.mjs";
 
 /** A bench row as scripts/bench.mjs leaves it after its rounds: each round's service and floor req/s. */
 function measured(key: string, rounds: Array<[number, number]>, cpu?: { service: number; floor: number }) {
@@ -27,6 +30,21 @@ describe("the bench's runs combined (scripts/bench-runs.mjs)", () => {
     expect(record.rows).toEqual([
       { route: "GET /api/accounts", target: 0.9, ratio: 0.9, rounds: [0.9, 0.8, 1], rps: 0, floorRps: 0, trips: 1, failed: 0, cpu: { service: 6000, floor: 5000 } },
     ]);
+  });
+
+  it("saves a run by its start, a control run apart from the service's (bench:summary's newest three are the service's)", () => {
+    expect(CONTROL_RUNS_DIRECTORY).toBe(join(RUNS_DIRECTORY, "control"));
+    const directory = mkdtempSync(join(tmpdir(), "bench-runs-"));
+    try {
+      const record = run("abc", [measured("GET /api/groups", [[100, 100]])]);
+      const file = saveRun(record, join(directory, "control"));
+      expect(file).toBe(join(directory, "control", "2026-12-01T04-00-00-000Z.json"));
+      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(record);
+      // What bench:summary lists of the runs' directory: no control run among them.
+      expect(readdirSync(directory).filter((name) => name.endsWith(".json"))).toEqual([]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("gives each row's median over the runs, the rows below target by it, and the worst row", () => {
