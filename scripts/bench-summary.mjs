@@ -1,10 +1,12 @@
 // npm run bench:summary [FILE ...]: each row's median over several runs of `npm run bench`, the rows
 // below their target by it, and the worst row (scripts/bench-runs.mjs). FILEs are the runs' records
 // (.json, as `npm run bench` saves them in bench-runs/) or what a run printed (its progress lines
-// and CPU table). Without FILEs: the newest three records in bench-runs/.
+// and CPU table). Without FILEs: the newest three records in bench-runs/. Given control runs
+// (bench-runs/control/, BENCH_CONTROL=1), it also prints the verdict's odds under their noise (scripts/bench-odds.mjs).
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { formatSummary, RUNS_DIRECTORY, runFromText, summarize } from "./bench-runs.mjs";
+import { formatOdds, verdictOdds } from "./bench-odds.mjs";
 
 const NEWEST = 3;
 let files = process.argv.slice(2);
@@ -26,3 +28,9 @@ const runs = files.map((file) => {
   return file.endsWith(".json") ? JSON.parse(text) : runFromText(text, file);
 });
 console.log(formatSummary(summarize(runs), files.map((file) => basename(file))));
+// Control runs (BENCH_CONTROL=1): what their noise alone makes of the verdict.
+if (runs.every((run) => run.knobs?.control)) {
+  const TRIALS = 2000;
+  const odds = verdictOdds(runs, { trials: TRIALS });
+  console.log(`\n${formatOdds(odds, { slices: runs.reduce((n, run) => n + run.rows.reduce((m, row) => m + row.rounds.length, 0), 0), rows: summarize(runs).rows.length, trials: TRIALS })}`);
+}
