@@ -27,10 +27,11 @@ const runs = files.map((file) => {
   const text = readFileSync(file, "utf8");
   return file.endsWith(".json") ? JSON.parse(text) : runFromText(text, file);
 });
-console.log(formatSummary(summarize(runs), files.map((file) => basename(file))));
+const summary = summarize(runs);
+console.log(formatSummary(summary, files.map((file) => basename(file))));
 // Control runs (BENCH_CONTROL=1): what their noise alone makes of the verdict.
 if (runs.every((run) => run.knobs?.control)) {
   const TRIALS = 2000;
-  const odds = verdictOdds(runs, { trials: TRIALS });
-  console.log(`\n${formatOdds(odds, { slices: runs.reduce((n, run) => n + run.rows.reduce((m, row) => m + row.rounds.length, 0), 0), rows: summarize(runs).rows.length, trials: TRIALS })}`);
+  const slices = runs.reduce((n, run) => n + run.rows.reduce((m, row) => m + row.rounds.length, 0), 0);
+  console.log(`\n${formatOdds(verdictOdds(runs, { trials: TRIALS }), { slices, rows: summary.rows.length, trials: TRIALS })}`);
 }
