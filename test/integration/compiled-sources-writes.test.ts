@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { postgresParameters } from "./connection-helpers";
-import { as, call, createAccount, createUser, databaseOf, unique, type CallResult } from "./helpers";
+import { as, call, createAccount, createGroup, createUser, databaseOf, unique, type CallResult } from "./helpers";
 import { sourcePath } from "./source-helpers";
 import { createOrdersSource, createView, viewBody } from "./materialized-view-helpers";
 
@@ -277,6 +277,67 @@ describe("source writes compiled once per isolate", () => {
         .bind(w.doomed.id)
         .first();
       expect(stored).toEqual({ items: 0, grants: 0 });
+    }
+  });
+  it("PUT permissions of many interleaved sources of different accounts: each source holds exactly its own grants, an unknown or foreign principal refused", async () => {
+    const { accounts, admins } = await adminsOfAccounts(3);
+    const worlds = await Promise.all(
+      admins.map(async (admin, i) => {
+        const readers = [await createUser(accounts[i]!.id), await createUser(accounts[i]!.id)];
+        const group = await createGroup(accounts[i]!.id, unique("readers"));
+        const [first, second] = [await createOrdersSource(admin), await createOrdersSource(admin)];
+        return { admin, readers, group, first, second };
+      }),
+    );
+    // Each source a list of its own: the first three grants, the second one (after an earlier grant it replaces).
+    const grantsOf = (w: (typeof worlds)[number]) => ({
+      first: [
+        { principalType: "USER", principalId: w.readers[1]!.id, permission: "WRITE" },
+        { principalType: "GROUP", principalId: w.group.id, permission: "READ" },
+        { principalType: "USER", principalId: w.readers[0]!.id, permission: "READ" },
+      ],
+      second: [{ principalType: "GROUP", principalId: w.group.id, permission: "WRITE" }],
+    });
+    for (const w of worlds) {
+      const earlier = await call("PUT", `${sourcePath(w.second.id)}/permissions`, { as: as(w.admin), body: { content: grantsOf(w).first } });
+      expect(earlier.status, earlier.text).toBe(200);
+    }
+    const answers = await Promise.all(
+      worlds.flatMap((w, i) => {
+        const next = worlds[(i + 1) % worlds.length]!;
+        return [
+          call("PUT", `${sourcePath(w.first.id)}/permissions`, { as: as(w.admin), body: { content: grantsOf(w).first } }),
+          call("PUT", `${sourcePath(w.second.id)}/permissions`, { as: as(w.admin), body: { content: grantsOf(w).second } }),
+          // Another account's group is no principal of this source's account: 400, nothing written.
+          call("PUT", `${sourcePath(w.first.id)}/permissions`, { as: as(w.admin), body: { content: [{ principalType: "GROUP", principalId: next.group.id, permission: "READ" }] } }),
+        ];
+      }),
+    );
+    const sortedGrants = (grants: { principalType: string; principalId: string }[]) =>
+      [...grants].sort((a, b) => (a.principalType + a.principalId < b.principalType + b.principalId ? -1 : 1));
+    for (const [i, w] of worlds.entries()) {
+      const [first, second, foreign] = answers.slice(i * 3, i * 3 + 3);
+      expect(first!.status, first!.text).toBe(200);
+      expect(first!.json.content).toEqual(sortedGrants(grantsOf(w).first));
+      expect(second!.status, second!.text).toBe(200);
+      expect(second!.json.content).toEqual(grantsOf(w).second);
+      expect(foreign!.status, foreign!.text).toBe(400);
+      expect(foreign!.json.problems.map((p: { name: string }) => p.name)).toEqual(["body.content[0].principalId"]);
+      const stored = async (sourceId: string) =>
+        (
+          await (await databaseOf(w.admin.accountId))
+            .prepare("SELECT account_id AS accountId, principal_type AS principalType, principal_id AS principalId, permission FROM source_permissions WHERE source_id = ? ORDER BY principal_type, principal_id")
+            .bind(sourceId)
+            .all()
+        ).results;
+      expect(await stored(w.first.id)).toEqual(sortedGrants(grantsOf(w).first).map((g) => ({ accountId: w.admin.accountId, ...g })));
+      expect(await stored(w.second.id)).toEqual(grantsOf(w).second.map((g) => ({ accountId: w.admin.accountId, ...g })));
+      const read = await call("GET", `${sourcePath(w.first.id)}/permissions`, { as: as(w.admin) });
+      expect(read.json.content).toEqual(sortedGrants(grantsOf(w).first));
+      // No grant at all is a list too: the source's grants all removed.
+      const none = await call("PUT", `${sourcePath(w.second.id)}/permissions`, { as: as(w.admin), body: { content: [] } });
+      expect(none.status, none.text).toBe(200);
+      expect(await stored(w.second.id)).toEqual([]);
     }
   });
 });

@@ -340,12 +340,9 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
   const idsOf = (type: "USER" | "GROUP") => JSON.stringify(content.filter((g) => g.principalType === type).map((g) => g.principalId));
   const [grantsBefore, knownUsers, knownGroups] = await db.batch([
     // The grants being replaced, for the audit event (same round trip).
-    db
-      .select({ principalType: sourcePermissions.principalType, principalId: sourcePermissions.principalId, permission: sourcePermissions.permission })
-      .from(sourcePermissions)
-      .where(eq(sourcePermissions.sourceId, source.id)),
-    db.select({ id: users.id }).from(users).where(and(eq(users.accountId, source.accountId), sql`${users.id} IN (SELECT value FROM json_each(${idsOf("USER")}))`)),
-    db.select({ id: groups.id }).from(groups).where(and(eq(groups.accountId, source.accountId), sql`${groups.id} IN (SELECT value FROM json_each(${idsOf("GROUP")}))`)),
+    inBatch(grantsOfSource(db), { sourceId: source.id }),
+    inBatch(usersOfAccount(db), { accountId: source.accountId, ids: idsOf("USER") }),
+    inBatch(groupsOfAccount(db), { accountId: source.accountId, ids: idsOf("GROUP") }),
   ]);
   const known = new Set([...knownUsers.map((u) => `USER:${u.id}`), ...knownGroups.map((g) => `GROUP:${g.id}`)]);
   const problems: Problem[] = content.flatMap((g, i) =>
@@ -361,12 +358,30 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
     target: sourceTarget(source),
     changes: diffMembers({ permissions: [...(grantsBefore as Grant[])].sort(byGrantee) }, { permissions: sorted }),
   });
-  await db.batch([
-    db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, source.id)),
-    ...content.map((g) => db.insert(sourcePermissions).values({ sourceId: source.id, accountId: source.accountId, ...g })),
-  ]);
+  // A user deleted since the check above: the insert's trigger (migration 0010) fails the batch, answered 409.
+  await db.batch([inBatch(deleteGrants(db), { sourceId: source.id }), inBatch(insertGrants(db), { sourceId: source.id, accountId: source.accountId, grants: JSON.stringify(content) })]);
   return c.json({ content: sorted }, 200);
 };
+// Compiled once per isolate (db/compiled.ts), each list of ids or grants bound as one JSON value, so
+// that the SQL is the same whatever the number of grants: the named principals that are the account's
+// own, and the replacement of a source's grants (all of them in one statement).
+const principalsOfAccount = (table: typeof users | typeof groups) =>
+  compiled((db) =>
+    db
+      .select({ id: table.id })
+      .from(table)
+      .where(and(eq(table.accountId, sql.placeholder("accountId")), sql`${table.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)),
+  );
+const usersOfAccount = principalsOfAccount(users);
+const groupsOfAccount = principalsOfAccount(groups);
+const deleteGrants = compiled((db) => db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, sql.placeholder("sourceId"))));
+const insertGrants = compiled((db) =>
+  db
+    .insert(sourcePermissions)
+    .select(
+      sql`SELECT ${sql.placeholder("sourceId")}, ${sql.placeholder("accountId")}, json_extract(value, '$.principalType'), json_extract(value, '$.principalId'), json_extract(value, '$.permission') FROM json_each(${sql.placeholder("grants")})`,
+    ),
+);
 
 export const getSecurity: AppRouteHandler<typeof routes.getSecurity> = async (c) => {
   const { source } = await loadSource(c.get("db"), c.get("principal"), c.req.valid("param").sourceId, "READ");
