@@ -42,7 +42,7 @@ export const ERROR_CODES = {
   },
   IMPORT_CONFLICT: { status: 409, description: "The bundle cannot be imported as it is: `problems` names each object in CONFLICT and why, `plan` is the whole plan (as a dry run answers it)." },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the object's current ETag." },
-  CONCURRENT_UPDATE: { status: 409, description: "A PATCH without If-Match found the object changed between its read and its write on every attempt, or a user the write names (as owner or grantee) was deleted meanwhile; send it again." },
+  CONCURRENT_UPDATE: { status: 409, description: "A PATCH without If-Match found the object changed between its read and its write on every attempt, or a user or group the write names (as owner or grantee) was deleted meanwhile; send it again." },
   USER_OWNS_OBJECTS: { status: 409, description: "The user still owns sources or folders: delete it with `transferTo` naming the user who takes them over; `problems[0].dependencies` lists them." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is larger than the configured limit." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: "The body is in none of the JSON media types the service speaks (application/vnd.service.v3+json, application/json, application/vnd.composer.v3+json, application/vnd.zoomdata+json; a PATCH body also application/merge-patch+json)." },
@@ -268,6 +268,8 @@ export function handleError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   // The triggers of migration 0010: a write naming, as owner or grantee, a user deleted since it was checked.
   if (raisedBy(err, USER_MISSING)) return errorResponse(c, new ApiError("CONCURRENT_UPDATE", "A user this write names was deleted meanwhile"));
+  // Migration 0016's: a grant naming a group deleted since it was checked.
+  if (raisedBy(err, GROUP_MISSING)) return errorResponse(c, new ApiError("CONCURRENT_UPDATE", "A group this write names was deleted meanwhile"));
   // A well-formed bookmark D1 refuses (say, one of another database) is the sender's mistake, not ours.
   if (c.req.header("X-D1-Bookmark")?.trim() && /bookmark/i.test(collectMessages(err))) return errorResponse(c, invalidBookmark());
   log(c, "error", "unhandled error", { errorName: err?.name, errorMessage: String(err?.message ?? err).slice(0, 500) });
@@ -330,6 +332,9 @@ export function isConstraintError(err: unknown, kind: "UNIQUE" | "CHECK" | "FORE
 
 /** The reason the database triggers give when a row would name a user that does not exist in its account. */
 export const USER_MISSING = "owner_user_missing";
+
+/** The reason the database triggers give when a grant would name a group that does not exist in its account. */
+export const GROUP_MISSING = "grantee_group_missing";
 
 /** True for a write refused by a trigger's RAISE(ABORT, reason). */
 export function raisedBy(err: unknown, reason: string): boolean {

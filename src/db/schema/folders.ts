@@ -71,6 +71,7 @@ export const folderAcl = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.folderId, t.principalType, t.principalId, t.permission] }),
+    index("folder_acl_principal").on(t.principalId),
     check("folder_acl_principal_type", sql`${t.principalType} IN ('USER','GROUP')`),
     check("folder_acl_permission", sql`${t.permission} IN ('READ','WRITE','CREATE','DELETE','ADMINISTER')`),
   ],

@@ -162,7 +162,8 @@ export const putPermissions = defineRoute({
   access,
   stability,
   objectPermission: "folder:ADMINISTER",
-  errors: ["NOT_FOUND", "FORBIDDEN", "PRECONDITION_FAILED"],
+  // CONCURRENT_UPDATE: a user or group it names was deleted between its check and its write.
+  errors: ["NOT_FOUND", "FORBIDDEN", "PRECONDITION_FAILED", "CONCURRENT_UPDATE"],
   request: { params, body: jsonBody(FolderAclWriteSchema) },
   responses: { 200: jsonContent(FolderAclSchema, "The ACL now in force") },
 });

@@ -57,7 +57,7 @@ export const remove = defineRoute({
   method: "delete",
   path: "/{id}",
   tags,
-  summary: "Delete a group (its members stay, without it)",
+  summary: "Delete a group (its members stay, without it; the grants naming it go)",
   access,
   errors: ["NOT_FOUND", "PRIVILEGE_ESCALATION", "BUILT_IN_GROUP", "PRECONDITION_FAILED"],
   request: { params: IdParamSchema },

@@ -114,7 +114,8 @@ export const putPermissions = defineRoute({
   summary: "Replace the source's grants (WRITE)",
   access: authenticated,
   objectPermission: "source:WRITE",
-  errors: ["NOT_FOUND", "FORBIDDEN"],
+  // CONCURRENT_UPDATE: a user or group it names was deleted between its check and its write.
+  errors: ["NOT_FOUND", "FORBIDDEN", "CONCURRENT_UPDATE"],
   request: { params, body: jsonBody(PermissionListSchema) },
   responses: { 200: jsonContent(PermissionListSchema, "The grants now in force") },
 });
