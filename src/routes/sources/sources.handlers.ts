@@ -5,12 +5,13 @@ import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { asViewUsages, selectViewsOfSource } from "../../db/materialized-views";
 import { loadSource, readableByEach, requireSource, selectSourceWithAccess } from "../../db/source-access";
+import { selectPrincipalsOfAccount } from "../../db/principals";
 import { insertItems, inUse } from "../../db/source-items";
 import { quotaGuardStatement, rethrowQuotaExceeded } from "../../db/quota";
 import { refusedFor, refuseUnlessConnectionExists } from "../../db/connections";
 import { compiled, compiledRowUpdate, inBatch, placeholders } from "../../db/compiled";
 import { refusedBy, refuseWhen, WRITE_CONFLICT_GUARD } from "../../db/batch-guards";
-import { groups, sourceItems, sourcePermissions, sourceReferences, sources, users } from "../../db/schema";
+import { sourceItems, sourcePermissions, sourceReferences, sources } from "../../db/schema";
 import { expressionSyntaxCatalogue } from "../../domain/expression";
 import { constantAnswer } from "../../lib/constant-answer";
 import type { UserPrincipal } from "../../domain/principal";
@@ -337,12 +338,10 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
   const { content } = c.req.valid("json");
   const db = c.get("db");
   const { source } = await loadSource(db, c.get("principal"), c.req.valid("param").sourceId, "WRITE");
-  const idsOf = (type: "USER" | "GROUP") => JSON.stringify(content.filter((g) => g.principalType === type).map((g) => g.principalId));
   const [grantsBefore, knownUsers, knownGroups] = await db.batch([
     // The grants being replaced, for the audit event (same round trip).
     inBatch(grantsOfSource(db), { sourceId: source.id }),
-    inBatch(usersOfAccount(db), { accountId: source.accountId, ids: idsOf("USER") }),
-    inBatch(groupsOfAccount(db), { accountId: source.accountId, ids: idsOf("GROUP") }),
+    ...selectPrincipalsOfAccount(db, source.accountId, content),
   ]);
   const known = new Set([...knownUsers.map((u) => `USER:${u.id}`), ...knownGroups.map((g) => `GROUP:${g.id}`)]);
   const problems: Problem[] = content.flatMap((g, i) =>
@@ -358,22 +357,12 @@ export const putPermissions: AppRouteHandler<typeof routes.putPermissions> = asy
     target: sourceTarget(source),
     changes: diffMembers({ permissions: [...(grantsBefore as Grant[])].sort(byGrantee) }, { permissions: sorted }),
   });
-  // A user deleted since the check above: the insert's trigger (migration 0010) fails the batch, answered 409.
+  // A user or group deleted since the check above: the insert's triggers (migrations 0010, 0016) fail the batch, answered 409.
   await db.batch([inBatch(deleteGrants(db), { sourceId: source.id }), inBatch(insertGrants(db), { sourceId: source.id, accountId: source.accountId, grants: JSON.stringify(content) })]);
   return c.json({ content: sorted }, 200);
 };
-// Compiled once per isolate (db/compiled.ts), each list of ids or grants bound as one JSON value, so
-// that the SQL is the same whatever the number of grants: the named principals that are the account's
-// own, and the replacement of a source's grants (all of them in one statement).
-const principalsOfAccount = (table: typeof users | typeof groups) =>
-  compiled((db) =>
-    db
-      .select({ id: table.id })
-      .from(table)
-      .where(and(eq(table.accountId, sql.placeholder("accountId")), sql`${table.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)),
-  );
-const usersOfAccount = principalsOfAccount(users);
-const groupsOfAccount = principalsOfAccount(groups);
+// The replacement of a source's grants, compiled once per isolate (db/compiled.ts): all of them in one
+// statement, bound as one JSON value, so that the SQL is the same whatever their number.
 const deleteGrants = compiled((db) => db.delete(sourcePermissions).where(eq(sourcePermissions.sourceId, sql.placeholder("sourceId"))));
 const insertGrants = compiled((db) =>
   db
